@@ -1,0 +1,94 @@
+"""Linear elasticity: materials and the assembled bulk operators.
+
+The bulk stiffness of linear elasticity does not change during a contact
+solve, so it is assembled once per problem (see :mod:`fecontact.system`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import skfem
+from skfem.helpers import ddot, sym_grad, eye, trace
+
+PLANE_MODELS = ("plane_strain", "plane_stress")
+
+
+@dataclass(frozen=True)
+class Material:
+    """Isotropic linear-elastic material.
+
+    Parameters
+    ----------
+    E : float
+        Young's modulus (> 0).
+    nu : float
+        Poisson ratio, ``-1 < nu < 0.5``.
+    model : str
+        ``"plane_strain"`` or ``"plane_stress"`` in 2D; ignored in 3D.
+    """
+
+    E: float
+    nu: float
+    model: str = "plane_strain"
+
+    def __post_init__(self):
+        if not self.E > 0:
+            raise ValueError(f"Young's modulus E must be > 0, got {self.E}")
+        if not -1.0 < self.nu < 0.5:
+            raise ValueError(f"Poisson ratio nu must lie in (-1, 0.5), got {self.nu}")
+        if self.model not in PLANE_MODELS:
+            raise ValueError(f"material model must be one of {PLANE_MODELS}, got {self.model!r}")
+
+    def lame(self, dim: int) -> tuple[float, float]:
+        """Lamé parameters ``(lambda, mu)`` used by the ``dim``-D weak form.
+
+        Plane stress uses ``lambda* = E nu / (1 - nu^2)``.
+        """
+        E, nu = self.E, self.nu
+        mu = E / (2.0 * (1.0 + nu))
+        if dim == 2 and self.model == "plane_stress":
+            return E * nu / (1.0 - nu**2), mu
+        return E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)), mu
+
+    def contact_modulus(self, dim: int) -> float:
+        """Modulus ``E' = E/(1-nu^2)`` (plane strain, 3D) or ``E`` (plane stress)."""
+        if dim == 2 and self.model == "plane_stress":
+            return self.E
+        return self.E / (1.0 - self.nu**2)
+
+
+def stiffness(basis: skfem.Basis, material: Material):
+    """Assemble ``K_ij = int sigma(phi_j) : eps(phi_i) dx`` (scipy.sparse CSR)."""
+    lam, mu = material.lame(basis.mesh.dim())
+
+    @skfem.BilinearForm
+    def form(u, v, w):
+        eps_u = sym_grad(u)
+        sigma = 2.0 * mu * eps_u + lam * eye(trace(eps_u), eps_u.shape[0])
+        return ddot(sigma, sym_grad(v))
+
+    return form.assemble(basis).tocsr()
+
+
+def body_force(basis: skfem.Basis, density_force) -> np.ndarray:
+    """Load vector of a constant body force ``b`` (force per volume), shape (N,)."""
+    b = np.asarray(density_force, dtype=float)
+
+    @skfem.LinearForm
+    def form(v, w):
+        return sum(b[i] * v[i] for i in range(b.size))
+
+    return form.assemble(basis)
+
+
+def surface_traction(facet_basis: skfem.FacetBasis, traction) -> np.ndarray:
+    """Load vector of a constant traction ``t`` (force per area) on facets, shape (N,)."""
+    t = np.asarray(traction, dtype=float)
+
+    @skfem.LinearForm
+    def form(v, w):
+        return sum(t[i] * v[i] for i in range(t.size))
+
+    return form.assemble(facet_basis)

@@ -1,0 +1,152 @@
+r"""Friction return maps and the Alart–Curnier contact residual.
+
+Sign conventions (per contact node, tractions are force per area):
+
+* ``gap`` ``g_n >= 0`` when open; ``lam_n >= 0`` is the contact pressure.
+* ``slip`` ``Delta s`` is the tangential slip increment of the step;
+  ``lam_t`` is the tangential traction on the slave along the master tangent.
+  Friction opposes slip: when sliding, ``lam_t = -mu lam_n Delta s/|Delta s|``.
+
+Augmented (Alart–Curnier) form.  With the augmented normal traction
+``lam_n_hat = max(0, lam_n - c_n g_n)`` and the elastic predictor
+``z = lam_t - c_t Delta s`` (trial traction), the frictional corrector is the
+projection onto the Coulomb disk of radius ``rho = mu lam_n_hat``:
+
+.. math::
+
+    P_\rho(z) = z \text{ if } |z| \le \rho, \qquad
+    P_\rho(z) = \rho\, z/|z| \text{ otherwise},
+
+and the contact conditions are the semismooth equations
+
+.. math::
+
+    C_n = \lambda_n - \hat\lambda_n = 0, \qquad C_t = \lambda_t - P_\rho(z) = 0.
+
+Generalised derivative of the projection: stick ``I``; slip
+``(rho/|z|)(I - z z^T/|z|^2)`` with ``dP/drho = z/|z|``; open (``rho = 0``): 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+OPEN, STICK, SLIP = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class ConeProjection:
+    """Result of the Coulomb return map for ``m`` nodes, ``q = dim - 1`` tangential components.
+
+    Attributes
+    ----------
+    traction : ndarray, shape (m, q)
+        Corrected tangential traction ``P_rho(z)``.
+    d_trial : ndarray, shape (m, q, q)
+        ``dP/dz``.
+    d_radius : ndarray, shape (m, q)
+        ``dP/drho``.
+    sliding : ndarray of bool, shape (m,)
+        True where the corrector was active (``|z| > rho``, or ``rho = 0``).
+    """
+
+    traction: np.ndarray
+    d_trial: np.ndarray
+    d_radius: np.ndarray
+    sliding: np.ndarray
+
+
+def coulomb_return_map(trial: np.ndarray, radius: np.ndarray) -> ConeProjection:
+    """Project trial tangential tractions onto disks ``|t| <= radius``.
+
+    Parameters
+    ----------
+    trial : ndarray, shape (m, q)
+        Elastic predictor ``z``.
+    radius : ndarray, shape (m,)
+        Cone radius ``rho = mu * lam_n`` (>= 0).
+    """
+    m, q = trial.shape
+    norm = np.linalg.norm(trial, axis=1)
+    sliding = (norm > radius) | (radius <= 0.0)
+    safe = np.where(norm > 0.0, norm, 1.0)
+    direction = trial / safe[:, None]
+    scale = np.where(sliding, radius / safe, 1.0)
+    traction = trial * scale[:, None]
+    eye = np.eye(q)
+    d_trial = scale[:, None, None] * (
+        eye - np.where(sliding, 1.0, 0.0)[:, None, None]
+        * direction[:, :, None] * direction[:, None, :])
+    d_radius = np.where(sliding[:, None], direction, 0.0)
+    return ConeProjection(traction, d_trial, d_radius, sliding)
+
+
+@dataclass(frozen=True)
+class ContactResidual:
+    """Alart–Curnier residual and its generalised derivatives.
+
+    Unknown ordering per node: ``(lam_n, lam_t[0..q-1])``; kinematic
+    ordering ``(g_n, Delta s[0..q-1])``.
+
+    Attributes
+    ----------
+    residual : ndarray, shape (m, d)
+        ``(C_n, C_t)``, traction units.
+    d_multiplier : ndarray, shape (m, d, d)
+        ``dC/d(lam_n, lam_t)``.
+    d_kinematics : ndarray, shape (m, d, d)
+        ``dC/d(g_n, Delta s)``.
+    status : ndarray of int, shape (m,)
+        ``OPEN``, ``STICK`` or ``SLIP``.
+    """
+
+    residual: np.ndarray
+    d_multiplier: np.ndarray
+    d_kinematics: np.ndarray
+    status: np.ndarray
+
+
+def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
+                  c_n: np.ndarray, c_t: np.ndarray, mu: np.ndarray) -> ContactResidual:
+    """Evaluate the Alart–Curnier equations with a Coulomb return map.
+
+    Parameters
+    ----------
+    multiplier : ndarray, shape (m, d)
+        ``(lam_n, lam_t)``.
+    gap : ndarray, shape (m,)
+    slip : ndarray, shape (m, q)
+    c_n, c_t : ndarray, shape (m,)
+        Augmentation parameters (traction per length).
+    mu : ndarray, shape (m,)
+        Friction coefficient.
+    """
+    m, d = multiplier.shape
+    lam_n, lam_t = multiplier[:, 0], multiplier[:, 1:]
+    aug = lam_n - c_n * gap
+    active = aug > 0.0
+    lam_hat = np.where(active, aug, 0.0)
+    dhat_dlam = active.astype(float)          # d lam_hat / d lam_n
+    dhat_dgap = -c_n * active                 # d lam_hat / d g_n
+
+    trial = lam_t - c_t[:, None] * slip
+    cone = coulomb_return_map(trial, mu * lam_hat)
+
+    residual = np.empty((m, d))
+    residual[:, 0] = lam_n - lam_hat
+    residual[:, 1:] = lam_t - cone.traction
+
+    d_mult = np.zeros((m, d, d))
+    d_kin = np.zeros((m, d, d))
+    d_mult[:, 0, 0] = 1.0 - dhat_dlam
+    d_kin[:, 0, 0] = -dhat_dgap
+    # C_t = lam_t - P(z(lam_t, s), rho(lam_n, g))
+    d_mult[:, 1:, 1:] = np.eye(d - 1) - cone.d_trial
+    d_mult[:, 1:, 0] = -cone.d_radius * (mu * dhat_dlam)[:, None]
+    d_kin[:, 1:, 0] = -cone.d_radius * (mu * dhat_dgap)[:, None]
+    d_kin[:, 1:, 1:] = cone.d_trial * c_t[:, None, None]
+
+    status = np.where(~active, OPEN, np.where(cone.sliding, SLIP, STICK))
+    return ContactResidual(residual, d_mult, d_kin, status)

@@ -1,0 +1,216 @@
+r"""The discrete contact problem: residual and generalised Jacobian.
+
+Unknowns are the reduced displacements ``u_hat`` and the nodal tractions
+``lam = (lam_n, lam_t)`` of every slave node (force per area).  With ``B`` the
+sparse derivative of ``(g_n, Delta s)`` with respect to ``u`` and ``A`` the
+lumped nodal areas,
+
+.. math::
+
+    R_1 = T^T\big(K u - f(t) - B^T A \lambda\big) - F_{coupling}(t), \qquad
+    R_2 = A\, C(\lambda, g_n(u), \Delta s(u))
+
+(``C``: :func:`fecontact.friction.alart_curnier`).  The generalised Jacobian
+
+.. math::
+
+    J = \begin{bmatrix} \hat K - T^T(\sum_i A_i \lambda_i\cdot\nabla^2 (g,s)_i) T & -T^T B^T A\\
+                        A\,\partial_{(g,s)}C\,B\,T & A\,\partial_\lambda C \end{bmatrix}
+
+is assembled in scipy.sparse.  Only this layer and the stepping layer hold
+state; history (start-of-step configuration, accumulated slip) is passed in
+as a :class:`StepState` and replaced only when a step is accepted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .contact import ContactPair, PairKinematics, pair_kinematics, stack
+from .friction import ContactResidual, alart_curnier
+from .system import BulkSystem
+
+
+@dataclass(frozen=True)
+class StepState:
+    """Committed state at the end of an accepted step.
+
+    Attributes
+    ----------
+    t : float
+    u : ndarray, shape (n,)
+        Full displacement.
+    multiplier : ndarray, shape (m, dim)
+        ``(lam_n, lam_t)`` per slave node.
+    slip : ndarray, shape (m, dim)
+        Accumulated slip vector (sum of ``Delta s * tau`` over accepted steps).
+    status : ndarray of int, shape (m,)
+    """
+
+    t: float
+    u: np.ndarray
+    multiplier: np.ndarray
+    slip: np.ndarray
+    status: np.ndarray
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Residual and (optionally) Jacobian blocks at one Newton iterate."""
+
+    residual: np.ndarray
+    n_reduced: int
+    kinematics: PairKinematics = field(repr=False)
+    contact: ContactResidual = field(repr=False)
+    u: np.ndarray = field(repr=False)
+    force_scale: float = 1.0
+    J11: sp.spmatrix | None = field(default=None, repr=False)
+    J12: sp.spmatrix | None = field(default=None, repr=False)
+    J21: sp.spmatrix | None = field(default=None, repr=False)
+    J22: sp.spmatrix | None = field(default=None, repr=False)
+    contact_dofs: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def equilibrium_norm(self) -> float:
+        return float(np.linalg.norm(self.residual[: self.n_reduced]))
+
+    @property
+    def complementarity_norm(self) -> float:
+        return float(np.linalg.norm(self.residual[self.n_reduced:]))
+
+    def jacobian(self) -> sp.csc_matrix:
+        """The whole generalised Jacobian as one sparse matrix."""
+        return sp.bmat([[self.J11, self.J12], [self.J21, self.J22]], format="csc")
+
+
+def _block_diagonal(blocks: np.ndarray) -> sp.csr_matrix:
+    """Sparse block-diagonal matrix from dense blocks of shape (m, p, q)."""
+    m, p, q = blocks.shape
+    rows = (np.arange(m)[:, None, None] * p + np.arange(p)[None, :, None]).repeat(q, axis=2)
+    cols = (np.arange(m)[:, None, None] * q + np.arange(q)[None, None, :]).repeat(p, axis=1)
+    return sp.csr_matrix((blocks.ravel(), (rows.ravel(), cols.ravel())), shape=(m * p, m * q))
+
+
+def kinematic_operator(kin: PairKinematics, n_dofs: int) -> sp.csr_matrix:
+    """``B``: rows ``(g_n, Delta s)`` of each node, columns global DOFs; shape (m*d, n)."""
+    L = kin.local
+    grads = np.concatenate([L.d_gap[:, None, :], L.d_slip], axis=1)     # (m, d, k)
+    m, d, k = grads.shape
+    rows = np.broadcast_to(np.arange(m * d).reshape(m, d, 1), grads.shape)
+    cols = np.broadcast_to(kin.dofs[:, None, :], grads.shape)
+    keep = cols >= 0
+    return sp.csr_matrix((grads[keep], (rows[keep], cols[keep])), shape=(m * d, n_dofs))
+
+
+def geometric_stiffness(kin: PairKinematics, weights: np.ndarray, n_dofs: int) -> sp.csr_matrix:
+    """``sum_i w_i . Hessian(g_n, Delta s)_i`` with ``weights`` shape (m, d)."""
+    L = kin.local
+    hess = np.einsum("m,mkl->mkl", weights[:, 0], L.h_gap) + np.einsum("mq,mqkl->mkl", weights[:, 1:], L.h_slip)
+    rows = np.broadcast_to(kin.dofs[:, :, None], hess.shape)
+    cols = np.broadcast_to(kin.dofs[:, None, :], hess.shape)
+    keep = (rows >= 0) & (cols >= 0)
+    return sp.csr_matrix((hess[keep], (rows[keep], cols[keep])), shape=(n_dofs, n_dofs))
+
+
+def automatic_augmentation(system: BulkSystem, slave_body: int, area: np.ndarray,
+                           factor: float = 1.0) -> np.ndarray:
+    """Augmentation ``c = factor * E' / h`` per slave node, ``h`` its lumped length/area.
+
+    ``E'`` is the slave material's contact modulus; in 3D ``h = sqrt(A)``.
+    The value changes only Newton's path (active-set prediction), never the
+    converged solution.
+    """
+    body = system.bodies[slave_body]
+    h = area if body.dim == 2 else np.sqrt(area)
+    return factor * body.material.contact_modulus(body.dim) / h
+
+
+@dataclass
+class ContactProblem:
+    """Bulk system plus contact pairs; evaluates residual and Jacobian."""
+
+    system: BulkSystem
+    pairs: tuple
+
+    def __post_init__(self):
+        self.pairs = tuple(self.pairs)
+        cat = np.concatenate
+        self.area = cat([p.slave.area for p in self.pairs]) if self.pairs else np.zeros(0)
+        self.c_n = cat([p.c_n for p in self.pairs]) if self.pairs else np.zeros(0)
+        self.c_t = cat([p.c_t for p in self.pairs]) if self.pairs else np.zeros(0)
+        self.mu = cat([np.full(p.n_nodes, p.mu) for p in self.pairs]) if self.pairs else np.zeros(0)
+        self.X = self.system.reference_coords()
+        # reduced unknowns that contact can ever touch (slave and master surface DOFs)
+        nodes = []
+        for p in self.pairs:
+            nodes.append(self.system.global_nodes(p.slave.body, p.slave.nodes))
+            if isinstance(p.master, type(p.slave)):
+                nodes.append(self.system.global_nodes(p.master.body, np.unique(p.master.segments)))
+        dofs = self.system.node_dofs(np.concatenate(nodes)).ravel() if nodes else np.zeros(0, int)
+        T = self.system.T.tocsr()[dofs]
+        self.contact_dofs = np.unique(T.indices)
+
+    @property
+    def dim(self) -> int:
+        return self.system.dim
+
+    @property
+    def n_contact(self) -> int:
+        return self.area.size
+
+    def initial_state(self) -> StepState:
+        m, d = self.n_contact, self.dim
+        return StepState(0.0, np.zeros(self.system.n_dofs), np.zeros((m, d)), np.zeros((m, d)),
+                         np.zeros(m, dtype=int))
+
+    def coordinates(self, u: np.ndarray) -> np.ndarray:
+        return self.X + u.reshape(-1, self.dim).T
+
+    def kinematics(self, u: np.ndarray, t: float, state: StepState) -> PairKinematics:
+        x, x0 = self.coordinates(u), self.coordinates(state.u)
+        return stack([pair_kinematics(p, self.system, x, x0, t, state.t) for p in self.pairs])
+
+    def unknowns(self, state: StepState) -> np.ndarray:
+        """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""
+        u_hat = self.system.T.T @ (state.u - self.system.prescribed(state.t))
+        # coupled DOFs appear several times in T^T u: average them back
+        counts = np.asarray(self.system.T.sum(axis=0)).ravel()
+        return np.concatenate([u_hat / np.maximum(counts, 1.0), state.multiplier.ravel()])
+
+    def evaluate(self, unknowns: np.ndarray, t: float, state: StepState,
+                 jacobian: bool = True) -> Evaluation:
+        sysm = self.system
+        n_red, d = sysm.n_reduced, self.dim
+        u = sysm.displacement(unknowns[:n_red], t)
+        lam = unknowns[n_red:].reshape(-1, d)
+        kin = self.kinematics(u, t, state)
+        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t, self.mu)
+        B = kinematic_operator(kin, sysm.n_dofs)
+        A = np.repeat(self.area, d)
+        internal = sysm.K @ u
+        r_full = internal - sysm.external_force(t) - B.T @ (A * lam.ravel())
+        R1 = sysm.T.T @ r_full - sysm.coupling_force(t)
+        R2 = A * cr.residual.ravel()
+        scale = max(float(np.linalg.norm(internal)), 1e-300)
+        ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
+                  contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
+        if jacobian:
+            T = sysm.T
+            G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)
+            Ad = sp.diags(A)
+            ev.update(J11=(sysm.K_hat - T.T @ G @ T).tocsc(),
+                      J12=(-(T.T @ B.T) @ Ad).tocsc(),
+                      J21=(Ad @ _block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
+                      J22=(Ad @ _block_diagonal(cr.d_multiplier)).tocsr())
+        return Evaluation(**ev)
+
+    def full_residual(self, u: np.ndarray, multiplier: np.ndarray, t: float,
+                      state: StepState) -> np.ndarray:
+        """``K u - f - B^T A lam`` in full numbering (reactions at supports)."""
+        kin = self.kinematics(u, t, state)
+        B = kinematic_operator(kin, self.system.n_dofs)
+        A = np.repeat(self.area, self.dim)
+        return self.system.K @ u - self.system.external_force(t) - B.T @ (A * multiplier.ravel())

@@ -1,0 +1,126 @@
+"""Quasi-static load stepping with automatic cut-back.
+
+The requested output levels are always reached exactly: when Newton fails,
+the increment is halved (up to ``max_cutbacks`` times in a row) and grown
+again after successes.  History is committed only for accepted increments,
+so the loading path matters as it physically should.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .newton import NewtonOptions, NewtonResult, semismooth_newton
+from .problem import ContactProblem, StepState
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SteppingOptions:
+    max_cutbacks: int = 6
+    growth: float = 1.5
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One requested output level."""
+
+    index: int
+    load: float
+    converged: bool
+    newton_iterations: int
+    increments: int
+    cutbacks: int
+    residual: float
+    open: int
+    stick: int
+    slip: int
+    history: tuple = field(default=(), repr=False)
+    reason: str = ""
+
+    def summary(self) -> dict:
+        keys = ("load", "converged", "newton_iterations", "increments", "cutbacks",
+                "residual", "open", "stick", "slip")
+        out = {k: getattr(self, k) for k in keys}
+        out["iterations"] = [h.as_dict() for h in self.history]
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepState) -> StepState:
+    """Accept an increment: new displacement, tractions, accumulated slip, status."""
+    ev = result.evaluation
+    d = problem.dim
+    lam = result.unknowns[ev.n_reduced:].reshape(-1, d)
+    kin = ev.kinematics.local
+    active = ev.contact.status != 0
+    slip = state.slip + np.where(active[:, None], kin.slip[:, :1] * kin.tangent, 0.0)
+    return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy())
+
+
+def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
+              stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None):
+    """Solve the sequence of pseudo-times ``levels``.
+
+    Parameters
+    ----------
+    on_step : callable(StepRecord, StepState), optional
+        Called after every requested level is reached (write outputs there).
+
+    Returns
+    -------
+    (list of StepRecord, StepState, timings dict)
+    """
+    state = problem.initial_state() if state is None else state
+    records = []
+    timings = {"linear_solve": 0.0, "contact": 0.0}
+    dt = np.inf
+    for index, target in enumerate(levels):
+        iterations = increments = cutbacks = consecutive = 0
+        history: list = []
+        result = None
+        failed = ""
+        while state.t < target - 1e-14 * max(1.0, abs(target)):
+            dt = min(dt, target - state.t)
+            t_new = state.t + dt
+            if target - t_new < 1e-9 * max(1.0, abs(target)):
+                t_new = target
+            x0 = problem.unknowns(state)
+            result = semismooth_newton(problem, backend, x0, t_new, state, newton)
+            timings["linear_solve"] += result.seconds_linear
+            timings["contact"] += result.seconds_contact
+            iterations += result.iterations
+            history.extend(result.history)
+            if result.converged:
+                state = commit(problem, result, t_new, state)
+                increments += 1
+                consecutive = 0
+                dt *= stepping.growth
+            else:
+                cutbacks += 1
+                consecutive += 1
+                logger.warning("step to t=%.6g failed (%s); cutting back", t_new, result.reason)
+                if consecutive > stepping.max_cutbacks:
+                    failed = (f"Newton failed after {stepping.max_cutbacks} cut-backs at "
+                              f"t={t_new:.6g}: {result.reason}")
+                    break
+                dt *= 0.5
+        status = state.status
+        rec = StepRecord(index + 1, float(target), not failed, iterations, increments, cutbacks,
+                         float(result.residual) if result is not None else 0.0,
+                         int(np.sum(status == 0)), int(np.sum(status == 1)), int(np.sum(status == 2)),
+                         tuple(history), failed)
+        records.append(rec)
+        logger.info("step %d  load %.4g  newton %d  open/stick/slip %d/%d/%d%s", rec.index, rec.load,
+                    rec.newton_iterations, rec.open, rec.stick, rec.slip,
+                    "" if not failed else "  FAILED: " + failed)
+        if failed:
+            break
+        if on_step is not None:
+            on_step(rec, state)
+    return records, state, timings

@@ -1,0 +1,205 @@
+r"""The bulk linear-elastic system of several bodies and its constraints.
+
+Global DOFs stack the bodies: DOF ``dim*k + c`` of global node ``k`` (body
+``b``'s node ``j`` is ``k = node_offset[b] + j``).  Constraints map the reduced
+unknowns ``u_hat`` to the full displacement
+
+.. math::  u = T\,\hat u + u_D(t),
+
+where ``T`` keeps free DOFs, removes Dirichlet DOFs (their values ``u_D(t)``
+ramped by an amplitude) and ties the DOFs of a *coupling* (a boundary moving
+rigidly in one component, loaded by a resultant force, like a reference point)
+to one reduced unknown.  ``K_hat = T^T K T`` is assembled once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .bodies import Body
+
+
+@dataclass(frozen=True)
+class Amplitude:
+    """Piecewise-linear amplitude ``a(t)`` from a table of ``(t, a)`` points.
+
+    Constant beyond the table ends, like an Abaqus tabular amplitude.
+    """
+
+    times: tuple
+    values: tuple
+
+    @staticmethod
+    def ramp() -> "Amplitude":
+        return Amplitude((0.0, 1.0), (0.0, 1.0))
+
+    def __call__(self, t: float) -> float:
+        return float(np.interp(t, self.times, self.values))
+
+
+@dataclass(frozen=True)
+class Dirichlet:
+    """Imposed displacement ``value * a(t)`` on DOF nodes of one body."""
+
+    name: str
+    body: int
+    nodes: np.ndarray
+    components: tuple
+    value: float
+    amplitude: Amplitude
+
+
+@dataclass(frozen=True)
+class Coupling:
+    """Nodes of one body sharing one displacement component, loaded by ``force * a(t)``."""
+
+    name: str
+    body: int
+    nodes: np.ndarray
+    component: int
+    force: float
+    amplitude: Amplitude
+
+
+@dataclass(frozen=True)
+class Load:
+    """An assembled load vector (full DOF numbering) scaled by an amplitude."""
+
+    name: str
+    vector: np.ndarray
+    amplitude: Amplitude
+
+
+@dataclass(frozen=True)
+class BulkSystem:
+    """Bodies, bulk stiffness and constraints.
+
+    Attributes
+    ----------
+    bodies : tuple of Body
+    node_offset : ndarray of int, shape (n_bodies + 1,)
+    K : csr_matrix, shape (n, n)
+        Block-diagonal bulk stiffness.
+    T : csr_matrix, shape (n, n_red)
+    K_hat : csc_matrix, shape (n_red, n_red)
+    dirichlet, couplings, loads : tuples
+    fixed : ndarray of bool, shape (n,)
+    coupling_columns : ndarray of int
+        Reduced unknown of each coupling.
+    """
+
+    bodies: tuple
+    node_offset: np.ndarray
+    K: sp.csr_matrix = field(repr=False)
+    T: sp.csr_matrix = field(repr=False)
+    K_hat: sp.csc_matrix = field(repr=False)
+    dirichlet: tuple
+    couplings: tuple
+    loads: tuple
+    fixed: np.ndarray = field(repr=False)
+    coupling_columns: np.ndarray = field(repr=False)
+
+    @property
+    def dim(self) -> int:
+        return self.bodies[0].dim
+
+    @property
+    def n_dofs(self) -> int:
+        return self.K.shape[0]
+
+    @property
+    def n_reduced(self) -> int:
+        return self.T.shape[1]
+
+    @property
+    def has_floating_bodies(self) -> bool:
+        """True if force-controlled couplings leave rigid modes to contact."""
+        return len(self.couplings) > 0
+
+    def global_nodes(self, body: int, nodes: np.ndarray) -> np.ndarray:
+        return self.node_offset[body] + np.asarray(nodes)
+
+    def node_dofs(self, global_nodes: np.ndarray) -> np.ndarray:
+        """DOFs of global nodes, shape (len(nodes), dim)."""
+        d = self.dim
+        return d * np.asarray(global_nodes)[:, None] + np.arange(d)[None, :]
+
+    def reference_coords(self) -> np.ndarray:
+        """Reference coordinates of all global nodes, shape (dim, n_nodes)."""
+        return np.hstack([b.node_coords for b in self.bodies])
+
+    def prescribed(self, t: float) -> np.ndarray:
+        """Full vector ``u_D(t)`` (zero on unconstrained DOFs)."""
+        u = np.zeros(self.n_dofs)
+        for bc in self.dirichlet:
+            dofs = self.node_dofs(self.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
+            u[dofs.ravel()] = bc.value * bc.amplitude(t)
+        return u
+
+    def displacement(self, u_hat: np.ndarray, t: float) -> np.ndarray:
+        return self.T @ u_hat + self.prescribed(t)
+
+    def external_force(self, t: float) -> np.ndarray:
+        f = np.zeros(self.n_dofs)
+        for load in self.loads:
+            f += load.vector * load.amplitude(t)
+        return f
+
+    def coupling_force(self, t: float) -> np.ndarray:
+        """Resultant forces on the coupling unknowns, reduced numbering."""
+        f = np.zeros(self.n_reduced)
+        for col, cp in zip(self.coupling_columns, self.couplings):
+            f[col] += cp.force * cp.amplitude(t)
+        return f
+
+    def reactions(self, residual_full: np.ndarray) -> dict:
+        """Total support reaction (3 components) per Dirichlet condition name.
+
+        With ``residual_full = K u - f - f_contact``, equilibrium ``K u = f +
+        f_contact + r`` makes ``residual_full`` at a constrained DOF the force
+        ``r`` the support exerts on the body.
+        """
+        dofs_by_name: dict = {}
+        for bc in self.dirichlet:
+            dofs = self.node_dofs(self.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
+            dofs_by_name.setdefault(bc.name, set()).update(dofs.ravel().tolist())
+        out = {}
+        for name, dofs in dofs_by_name.items():
+            d = np.fromiter(dofs, dtype=int)
+            vec = np.zeros(3)
+            np.add.at(vec, d % self.dim, residual_full[d])
+            out[name] = vec.tolist()
+        return out
+
+
+def build_system(bodies, dirichlet, couplings, loads) -> BulkSystem:
+    """Assemble the block-diagonal stiffness and the constraint map ``T``."""
+    from .elasticity import stiffness
+
+    bodies = tuple(bodies)
+    dim = bodies[0].dim
+    node_offset = np.concatenate([[0], np.cumsum([b.n_nodes for b in bodies])])
+    K = sp.block_diag([stiffness(b.basis, b.material) for b in bodies], format="csr")
+    n = K.shape[0]
+
+    fixed = np.zeros(n, dtype=bool)
+    for bc in dirichlet:
+        dofs = dim * (node_offset[bc.body] + np.asarray(bc.nodes))[:, None] + np.asarray(bc.components)
+        fixed[dofs.ravel()] = True
+    group = np.full(n, -1)
+    for i, cp in enumerate(couplings):
+        dofs = dim * (node_offset[cp.body] + np.asarray(cp.nodes)) + cp.component
+        dofs = dofs[~fixed[dofs]]
+        group[dofs] = i
+    free = np.flatnonzero(~fixed & (group < 0))
+    n_red = free.size + len(couplings)
+    rows = np.concatenate([free, np.flatnonzero(group >= 0)])
+    cols = np.concatenate([np.arange(free.size), free.size + group[group >= 0]])
+    T = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n_red))
+    K_hat = (T.T @ K @ T).tocsc()
+    coupling_columns = free.size + np.arange(len(couplings))
+    return BulkSystem(bodies, node_offset, K, T, K_hat, tuple(dirichlet), tuple(couplings),
+                      tuple(loads), fixed, coupling_columns)
