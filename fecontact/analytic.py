@@ -105,7 +105,7 @@ def _check_positive(**values: float) -> None:
 
 
 def _elliptic(x: ArrayLike, half_width: float) -> NDArray:
-    """``sqrt(1 - (x / half_width)**2)`` inside ``|x| < half_width``, else 0."""
+    """``sqrt(1 - (x / w)**2)`` for ``|x| < w = half_width``, else 0."""
     s = np.asarray(x, dtype=float) / half_width
     return np.sqrt(np.clip(1.0 - s * s, 0.0, None))
 

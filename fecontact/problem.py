@@ -48,6 +48,9 @@ class StepState:
     slip : ndarray, shape (m, dim)
         Accumulated slip vector (sum of ``Delta s * tau`` over accepted steps).
     status : ndarray of int, shape (m,)
+    gap : ndarray, shape (m,)
+    normal, tangent : ndarray, shape (m, dim)
+        Master normal and tangent at each node's projection.
     """
 
     t: float
@@ -55,6 +58,13 @@ class StepState:
     multiplier: np.ndarray
     slip: np.ndarray
     status: np.ndarray
+    gap: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+
+    def traction(self) -> np.ndarray:
+        """Traction on each slave node from the master, ``lam_n n + lam_t tau``, shape (m, dim)."""
+        return self.multiplier[:, :1] * self.normal + self.multiplier[:, 1:2] * self.tangent
 
 
 @dataclass(frozen=True)
@@ -163,15 +173,17 @@ class ContactProblem:
 
     def initial_state(self) -> StepState:
         m, d = self.n_contact, self.dim
+        kin = self.kinematics(np.zeros(self.system.n_dofs), 0.0, None)
         return StepState(0.0, np.zeros(self.system.n_dofs), np.zeros((m, d)), np.zeros((m, d)),
-                         np.zeros(m, dtype=int))
+                         np.zeros(m, dtype=int), kin.local.gap, kin.local.normal, kin.local.tangent)
 
     def coordinates(self, u: np.ndarray) -> np.ndarray:
         return self.X + u.reshape(-1, self.dim).T
 
     def kinematics(self, u: np.ndarray, t: float, state: StepState) -> PairKinematics:
-        x, x0 = self.coordinates(u), self.coordinates(state.u)
-        return stack([pair_kinematics(p, self.system, x, x0, t, state.t) for p in self.pairs])
+        x = self.coordinates(u)
+        x0, t0 = (x, t) if state is None else (self.coordinates(state.u), state.t)
+        return stack([pair_kinematics(p, self.system, x, x0, t, t0) for p in self.pairs])
 
     def unknowns(self, state: StepState) -> np.ndarray:
         """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""

@@ -41,11 +41,13 @@ class StepRecord:
     slip: int
     history: tuple = field(default=(), repr=False)
     reason: str = ""
+    increment_iterations: tuple = ()
 
     def summary(self) -> dict:
         keys = ("load", "converged", "newton_iterations", "increments", "cutbacks",
-                "residual", "open", "stick", "slip")
+                "residual", "open", "stick", "slip", "increment_iterations")
         out = {k: getattr(self, k) for k in keys}
+        out["increment_iterations"] = list(self.increment_iterations)
         out["iterations"] = [h.as_dict() for h in self.history]
         if self.reason:
             out["reason"] = self.reason
@@ -60,7 +62,8 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     kin = ev.kinematics.local
     active = ev.contact.status != 0
     slip = state.slip + np.where(active[:, None], kin.slip[:, :1] * kin.tangent, 0.0)
-    return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy())
+    return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy(),
+                     kin.gap.copy(), kin.normal.copy(), kin.tangent.copy())
 
 
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
@@ -83,6 +86,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
     for index, target in enumerate(levels):
         iterations = increments = cutbacks = consecutive = 0
         history: list = []
+        per_increment: list = []
         result = None
         failed = ""
         while state.t < target - 1e-14 * max(1.0, abs(target)):
@@ -97,6 +101,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             iterations += result.iterations
             history.extend(result.history)
             if result.converged:
+                per_increment.append(result.iterations)
                 state = commit(problem, result, t_new, state)
                 increments += 1
                 consecutive = 0
@@ -114,7 +119,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
         rec = StepRecord(index + 1, float(target), not failed, iterations, increments, cutbacks,
                          float(result.residual) if result is not None else 0.0,
                          int(np.sum(status == 0)), int(np.sum(status == 1)), int(np.sum(status == 2)),
-                         tuple(history), failed)
+                         tuple(history), failed, tuple(per_increment))
         records.append(rec)
         logger.info("step %d  load %.4g  newton %d  open/stick/slip %d/%d/%d%s", rec.index, rec.load,
                     rec.newton_iterations, rec.open, rec.stick, rec.slip,

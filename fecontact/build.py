@@ -1,0 +1,233 @@
+"""Build a contact problem from a validated case dict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import skfem
+
+from .bodies import Body
+from .case import CaseError
+from .contact import ContactPair, RigidCircle, RigidLine
+from .elasticity import Material, body_force, surface_traction
+from .newton import NewtonOptions
+from .problem import ContactProblem, automatic_augmentation
+from .stepping import SteppingOptions
+from .surface import contact_surface
+from .system import Amplitude, Coupling, Dirichlet, Load, build_system
+
+COMPONENTS = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything a run needs, built from a case."""
+
+    case: dict
+    problem: ContactProblem
+    levels: tuple
+    newton: NewtonOptions
+    stepping: SteppingOptions
+    backend: str
+
+
+def _amplitude(table, where: str, source: str) -> Amplitude:
+    if table is None:
+        return Amplitude.ramp()
+    arr = np.asarray(table, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 1 or np.any(np.diff(arr[:, 0]) <= 0):
+        raise CaseError(f"{source}: '{where}' must be [[t0, a0], [t1, a1], ...] with increasing t")
+    return Amplitude(tuple(arr[:, 0]), tuple(arr[:, 1]))
+
+
+def _mesh(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
+    from .meshgen import GENERATORS
+
+    if "file" in spec:
+        path = base / spec["file"]
+        if not path.is_file():
+            raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: mesh file not found ({path})")
+        try:
+            return skfem.Mesh.load(str(path))
+        except Exception as err:  # meshio raises many types
+            raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: cannot read mesh ({err})") from None
+    params = {k: v for k, v in spec.items() if k != "generator"}
+    try:
+        return GENERATORS[spec["generator"]](**params)
+    except (TypeError, ValueError) as err:
+        raise CaseError(f"{source}: '{where}': {err}") from None
+
+
+def _components(bc: dict, dim: int, where: str, source: str) -> tuple:
+    names = bc.get("components", [bc["component"]] if "component" in bc else None)
+    if names is None:
+        return tuple(range(dim))
+    out = []
+    for c in names:
+        if c == "all":
+            return tuple(range(dim))
+        if c not in COMPONENTS or COMPONENTS[c] >= dim:
+            raise CaseError(f"{source}: '{where}' has component {c!r}; use x, y{', z' if dim == 3 else ''} or all")
+        out.append(COMPONENTS[c])
+    return tuple(out)
+
+
+def _boundary_nodes(body: Body, bc: dict, where: str, source: str) -> np.ndarray:
+    if "point" in bc:
+        p = np.asarray(bc["point"], float).reshape(-1, 1)
+        if p.shape[0] != body.dim:
+            raise CaseError(f"{source}: '{where}.point' needs {body.dim} coordinates")
+        dist = np.linalg.norm(body.node_coords - p, axis=0)
+        return np.array([int(np.argmin(dist))])
+    if "boundary" not in bc:
+        raise CaseError(f"{source}: '{where}' needs 'boundary' or 'point'")
+    try:
+        return body.boundary_nodes(bc["boundary"])
+    except KeyError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
+
+
+def build_model(case: dict) -> Model:
+    """Create bodies, constraints, loads, contact pairs and solver options."""
+    source, base = case["_path"], Path(case["_dir"])
+    bodies, dirichlet, couplings, loads = [], [], [], []
+    index = {}
+    for i, spec in enumerate(case["bodies"]):
+        where = f"bodies.{i}"
+        mesh = _mesh(spec["mesh"], f"{where}.mesh", source, base)
+        mat = spec["material"]
+        for key in ("E", "nu"):
+            if key not in mat:
+                raise CaseError(f"{source}: '{where}.material' needs '{key}'")
+        try:
+            material = Material(float(mat["E"]), float(mat["nu"]), mat.get("model", "plane_strain"))
+            body = Body.create(spec["name"], mesh, spec["element"], material)
+        except ValueError as err:
+            raise CaseError(f"{source}: '{where}': {err}") from None
+        if spec["name"] in index:
+            raise CaseError(f"{source}: '{where}.name' = {spec['name']!r} is used twice")
+        index[spec["name"]] = i
+        bodies.append(body)
+        for j, bc in enumerate(spec.get("dirichlet", [])):
+            w = f"{where}.dirichlet.{j}"
+            nodes = _boundary_nodes(body, bc, w, source)
+            name = bc.get("name", bc.get("boundary", f"{spec['name']}-point-{j}"))
+            dirichlet.append(Dirichlet(name, i, nodes, _components(bc, body.dim, w, source),
+                                       float(bc.get("value", 0.0)),
+                                       _amplitude(bc.get("amplitude"), f"{w}.amplitude", source)))
+        for j, cp in enumerate(spec.get("coupling", [])):
+            w = f"{where}.coupling.{j}"
+            nodes = _boundary_nodes(body, cp, w, source)
+            comp = _components(cp, body.dim, w, source)
+            if len(comp) != 1:
+                raise CaseError(f"{source}: '{w}.component' must name one component")
+            couplings.append(Coupling(cp.get("name", cp["boundary"]), i, nodes, comp[0],
+                                      float(cp.get("force", 0.0)),
+                                      _amplitude(cp.get("amplitude"), f"{w}.amplitude", source)))
+        if "body_force" in spec:
+            vec = body_force(body.basis, spec["body_force"])
+            loads.append(Load(f"{spec['name']}-body-force", (i, vec), Amplitude.ramp()))
+        for j, tr in enumerate(spec.get("traction", [])):
+            w = f"{where}.traction.{j}"
+            try:
+                facets = body.facets(tr["boundary"])
+            except KeyError as err:
+                raise CaseError(f"{source}: '{w}.boundary': {err.args[0]}") from None
+            fb = skfem.FacetBasis(mesh, body.basis.elem, facets=facets)
+            vec = surface_traction(fb, tr["value"])
+            loads.append(Load(f"{spec['name']}-{tr['boundary']}", (i, vec),
+                              _amplitude(tr.get("amplitude"), f"{w}.amplitude", source)))
+    dims = {b.dim for b in bodies}
+    if len(dims) != 1:
+        raise CaseError(f"{source}: all bodies must have the same dimension")
+    # place body-local load vectors into global numbering
+    sizes = np.cumsum([0] + [b.basis.N for b in bodies])
+    n = sizes[-1]
+    placed = []
+    for load in loads:
+        bi, vec = load.vector
+        full = np.zeros(n)
+        full[sizes[bi]:sizes[bi + 1]] = vec
+        placed.append(Load(load.name, full, load.amplitude))
+    system = build_system(bodies, dirichlet, couplings, placed)
+
+    pairs = []
+    for k, spec in enumerate(case["contact"]):
+        where = f"contact.{k}"
+        for key in ("slave", "master"):
+            if key not in spec:
+                raise CaseError(f"{source}: '{where}' needs '{key}'")
+        slave = _surface(spec["slave"], f"{where}.slave", bodies, index, source)
+        master = _master(spec["master"], f"{where}.master", bodies, index, source)
+        friction = spec.get("friction", {"law": "frictionless"})
+        law = friction.get("law", "coulomb")
+        if law not in ("coulomb", "frictionless"):
+            raise CaseError(f"{source}: '{where}.friction.law' = {law!r}; choose coulomb or frictionless")
+        mu = float(friction.get("mu", 0.0)) if law == "coulomb" else 0.0
+        if mu < 0:
+            raise CaseError(f"{source}: '{where}.friction.mu' must be >= 0, got {mu}")
+        auto = automatic_augmentation(system, slave.body, slave.area,
+                                      float(spec.get("augmentation_factor", 1.0)))
+        c_n = np.full_like(auto, float(spec["c_n"])) if "c_n" in spec else auto
+        c_t = np.full_like(auto, float(spec["c_t"])) if "c_t" in spec else c_n.copy()
+        pairs.append(ContactPair(spec.get("name", f"contact{k}"), slave, master, mu, c_n, c_t))
+
+    steps = case["steps"]
+    if "levels" in steps:
+        levels = tuple(float(v) for v in steps["levels"])
+    else:
+        count = int(steps.get("count", 1))
+        if count < 1:
+            raise CaseError(f"{source}: 'steps.count' must be >= 1")
+        t_end = float(steps.get("t_end", 1.0))
+        levels = tuple(t_end * (i + 1) / count for i in range(count))
+    if any(b <= a for a, b in zip((0.0,) + levels, levels)):
+        raise CaseError(f"{source}: 'steps.levels' must increase from above 0")
+    solver = case.get("solver", {})
+    newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
+                           max_iterations=int(solver.get("max_iterations", 30)),
+                           max_backtracks=int(solver.get("max_backtracks", 6)))
+    stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)))
+    return Model(case, ContactProblem(system, pairs), levels, newton, stepping,
+                 solver.get("backend", "auto"))
+
+
+def _surface(spec, where, bodies, index, source):
+    for key in ("body", "boundary"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    if spec["body"] not in index:
+        raise CaseError(f"{source}: '{where}.body' = {spec['body']!r} is not a body; "
+                        f"bodies: {', '.join(index)}")
+    i = index[spec["body"]]
+    try:
+        return contact_surface(bodies[i], i, spec["boundary"])
+    except KeyError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err}") from None
+
+
+def _master(spec, where, bodies, index, source):
+    if "body" in spec:
+        return _surface(spec, where, bodies, index, source)
+    kind = spec.get("obstacle")
+    disp = np.asarray(spec.get("displacement", [0.0, 0.0]), float)
+    amp = _amplitude(spec.get("amplitude"), f"{where}.amplitude", source)
+    if kind == "line":
+        normal = np.asarray(spec.get("normal", [0.0, 1.0]), float)
+        if np.linalg.norm(normal) == 0:
+            raise CaseError(f"{source}: '{where}.normal' must be non-zero")
+        return RigidLine(np.asarray(spec.get("point", [0.0, 0.0]), float),
+                         normal / np.linalg.norm(normal), disp, amp)
+    if kind == "circle":
+        for key in ("center", "radius"):
+            if key not in spec:
+                raise CaseError(f"{source}: '{where}' (circle) needs '{key}'")
+        if spec["radius"] <= 0:
+            raise CaseError(f"{source}: '{where}.radius' must be > 0")
+        return RigidCircle(np.asarray(spec["center"], float), float(spec["radius"]),
+                           bool(spec.get("inside", False)), disp, amp)
+    raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = line or circle")

@@ -1,0 +1,184 @@
+"""Case files: declarative TOML, dotted-path overrides and validation.
+
+A case is read into plain dicts, ``--set key.path=value`` overrides are
+applied, and the result is checked against :data:`SCHEMA` before anything is
+built.  Every problem is reported as one :class:`CaseError` line naming the
+file and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import tomllib
+from pathlib import Path
+
+NUMBER, STRING, BOOL, ARRAY, TABLE = "number", "string", "boolean", "array", "table"
+
+_AMPLITUDE = ARRAY
+_BC = {"boundary": STRING, "point": ARRAY, "component": STRING, "components": ARRAY,
+       "value": NUMBER, "amplitude": _AMPLITUDE, "name": STRING}
+SCHEMA = {
+    "name": STRING,
+    "description": STRING,
+    "bodies": [{
+        "name": STRING,
+        "element": STRING,
+        "mesh": TABLE,                      # checked against the generator's parameters
+        "material": {"E": NUMBER, "nu": NUMBER, "model": STRING},
+        "body_force": ARRAY,
+        "dirichlet": [_BC],
+        "coupling": [{"boundary": STRING, "component": STRING, "force": NUMBER,
+                      "amplitude": _AMPLITUDE, "name": STRING}],
+        "traction": [{"boundary": STRING, "value": ARRAY, "amplitude": _AMPLITUDE}],
+    }],
+    "contact": [{
+        "name": STRING,
+        "slave": {"body": STRING, "boundary": STRING},
+        "master": {"body": STRING, "boundary": STRING, "obstacle": STRING, "point": ARRAY,
+                   "normal": ARRAY, "center": ARRAY, "radius": NUMBER, "inside": BOOL,
+                   "displacement": ARRAY, "amplitude": _AMPLITUDE},
+        "friction": {"law": STRING, "mu": NUMBER},
+        "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
+    }],
+    "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
+    "solver": {"backend": STRING, "tolerance": NUMBER, "max_iterations": NUMBER,
+               "max_cutbacks": NUMBER, "max_backtracks": NUMBER},
+    "output": {"vtu": BOOL},
+    "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
+                  "direction": ARRAY},
+}
+
+
+class CaseError(Exception):
+    """A problem with a case file, reported as one line."""
+
+
+def _type_name(value) -> str:
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, (int, float)):
+        return NUMBER
+    if isinstance(value, str):
+        return STRING
+    if isinstance(value, list):
+        return ARRAY
+    if isinstance(value, dict):
+        return TABLE
+    return type(value).__name__
+
+
+def _check(data, schema, where: str, source: str) -> None:
+    if isinstance(schema, list):
+        if not isinstance(data, list):
+            raise CaseError(f"{source}: '{where}' must be an array of tables, got {_type_name(data)}")
+        for i, item in enumerate(data):
+            _check(item, schema[0], f"{where}.{i}", source)
+        return
+    if isinstance(schema, dict):
+        if not isinstance(data, dict):
+            raise CaseError(f"{source}: '{where}' must be a table, got {_type_name(data)}")
+        for key, value in data.items():
+            path = f"{where}.{key}" if where else key
+            if key not in schema:
+                close = difflib.get_close_matches(key, list(schema), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise CaseError(f"{source}: unknown key '{path}'{hint}")
+            _check(value, schema[key], path, source)
+        return
+    got = _type_name(data)
+    if got != schema:
+        raise CaseError(f"{source}: '{where}' must be a {schema}, got {got} {data!r}")
+
+
+def check_mesh_table(mesh: dict, where: str, source: str) -> None:
+    """Mesh tables hold either ``file`` or ``generator`` plus its parameters."""
+    from .meshgen import GENERATORS
+
+    if "file" in mesh:
+        extra = sorted(set(mesh) - {"file"})
+        if extra:
+            raise CaseError(f"{source}: '{where}.{extra[0]}' is not allowed beside '{where}.file'")
+        return
+    if "generator" not in mesh:
+        raise CaseError(f"{source}: '{where}' needs 'file' or 'generator'")
+    gen = mesh["generator"]
+    if gen not in GENERATORS:
+        raise CaseError(f"{source}: '{where}.generator' = {gen!r} is unknown; "
+                        f"choose one of {', '.join(sorted(GENERATORS))}")
+    params = inspect.signature(GENERATORS[gen]).parameters
+    for key in mesh:
+        if key != "generator" and key not in params:
+            close = difflib.get_close_matches(key, list(params), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise CaseError(f"{source}: unknown key '{where}.{key}' for generator {gen!r}{hint}")
+
+
+def parse_value(text: str):
+    """Parse an override value as a TOML literal (number, bool, array, string)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_override(data: dict, assignment: str, source: str) -> None:
+    """Apply ``key.path=value`` (array entries by index: ``bodies.0.material.E=2e4``)."""
+    if "=" not in assignment:
+        raise CaseError(f"--set {assignment!r}: expected key.path=value")
+    path, text = assignment.split("=", 1)
+    keys = path.strip().split(".")
+    node = data
+    for i, key in enumerate(keys[:-1]):
+        here = ".".join(keys[: i + 1])
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                raise CaseError(f"--set {path}: '{here}' is not an index of the array")
+            node = node[int(key)]
+        elif isinstance(node, dict) and key in node:
+            node = node[key]
+        else:
+            raise CaseError(f"--set {path}: '{source}' has no table '{here}'")
+    last = keys[-1]
+    if isinstance(node, list):
+        if not last.isdigit() or int(last) >= len(node):
+            raise CaseError(f"--set {path}: '{last}' is not an index of the array")
+        node[int(last)] = parse_value(text.strip())
+    elif isinstance(node, dict):
+        node[last] = parse_value(text.strip())
+    else:
+        raise CaseError(f"--set {path}: '{'.'.join(keys[:-1])}' is not a table")
+
+
+def load_case(path, overrides=()) -> dict:
+    """Read, override and validate a case file.
+
+    Returns the case as a dict with ``_path`` (the file) and ``_dir`` (its
+    folder, for relative mesh paths) added.
+    """
+    path = Path(path)
+    source = str(path)
+    if not path.is_file():
+        raise CaseError(f"{source}: case file not found")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise CaseError(f"{source}: TOML syntax error: {err}") from None
+    except UnicodeDecodeError:
+        raise CaseError(f"{source}: not a text (UTF-8) file") from None
+    for assignment in overrides:
+        apply_override(data, assignment, source)
+    _check(data, SCHEMA, "", source)
+    for key in ("bodies", "contact", "steps"):
+        if key not in data:
+            raise CaseError(f"{source}: missing required table '{key}'")
+    names = []
+    for i, body in enumerate(data["bodies"]):
+        for key in ("name", "mesh", "material", "element"):
+            if key not in body:
+                raise CaseError(f"{source}: 'bodies.{i}' needs '{key}'")
+        check_mesh_table(body["mesh"], f"bodies.{i}.mesh", source)
+        names.append(body["name"])
+    data["_path"] = source
+    data["_dir"] = str(path.parent)
+    return data

@@ -1,0 +1,85 @@
+"""Command line: ``fecontact run CASE.toml [--out DIR] [--set key.path=value ...]``.
+
+Bad input is reported as one line on stderr with a non-zero exit status; a
+traceback is shown only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tomllib
+
+from .case import CaseError
+
+EXIT_INPUT, EXIT_FAILED = 2, 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fecontact", description="Finite-element frictional contact")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a case file")
+    run.add_argument("case", help="case file (TOML)")
+    run.add_argument("--out", default=None, help="output folder (default out/<case name>)")
+    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
+                     help="override a scalar entry of the case file (repeatable)")
+    run.add_argument("--quiet", action="store_true", help="print only the final summary line")
+    run.add_argument("--verbose", action="store_true", help="report every Newton iteration")
+    run.add_argument("--debug", action="store_true", help="show tracebacks")
+    return parser
+
+
+def _configure_logging(quiet: bool, verbose: bool) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+    logging.getLogger("fecontact").setLevel(level)
+    if not verbose:
+        logging.getLogger("fecontact.newton").setLevel(max(level, logging.WARNING))
+    logging.getLogger("skfem").setLevel(logging.WARNING)
+
+
+def _format_metrics(metrics: dict) -> str:
+    lines = []
+    for key, m in metrics.items():
+        if m["reference"] is None:
+            lines.append(f"  {key:28s} {m['value']:.6g}")
+        else:
+            lines.append(f"  {key:28s} {m['value']:.6g}  (reference {m['reference']:.6g}, "
+                         f"rel. error {100 * m['rel_error']:.2f}%)")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    _configure_logging(args.quiet, getattr(args, "verbose", False))
+    try:
+        from .run import run
+
+        result = run(args.case, args.out, args.overrides)
+    except CaseError as err:
+        if args.debug:
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        if args.debug:
+            raise
+        print(f"error: {args.case}: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    s = result.summary
+    t = s["timings"]
+    print(f"{s['case']}: {'converged' if s['converged'] else 'NOT converged'}, {s['dofs']} DOFs, "
+          f"{len(s['steps'])} steps, max {s['max_newton_iterations_per_increment']} Newton iterations "
+          f"per increment, {t['total']:.2f} s (contact solve/step / linear solve = "
+          f"{t['contact_solve_per_step_over_linear_reference']:.2f}); results in {result.out_dir}")
+    if s.get("metrics") and not args.quiet:
+        print(_format_metrics(s["metrics"]))
+    if not s["converged"]:
+        print(f"error: {s.get('reason', 'the run did not converge')}", file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Comparison of a finished run with the analytic reference named in its case.
+
+Every parameter of a reference (radii, moduli, friction coefficient) is read
+from the resolved case, so ``--set`` overrides carry over to the reference;
+loads ``P`` and ``Q`` are the computed contact resultants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .analytic import CattaneoMindlinLine, HertzLine, relative_l2_error
+from .case import CaseError
+from .contact import ContactPair
+from .friction import OPEN, SLIP, STICK
+from .surface import ContactSurface
+
+
+def _metric(value, reference=None) -> dict:
+    value = float(value)
+    if reference is None:
+        return {"value": value, "reference": None, "rel_error": None}
+    reference = float(reference)
+    return {"value": value, "reference": reference,
+            "rel_error": abs(value - reference) / abs(reference) if reference else abs(value)}
+
+
+def _pair_slice(model, name):
+    pairs = model.problem.pairs
+    if name is None:
+        return 0, pairs[0], slice(0, pairs[0].n_nodes)
+    start = 0
+    for i, p in enumerate(pairs):
+        if p.name == name:
+            return i, p, slice(start, start + p.n_nodes)
+        start += p.n_nodes
+    raise CaseError(f"{model.case['_path']}: 'reference.contact' = {name!r} is not a contact pair")
+
+
+def _radius(model, body: int) -> float | None:
+    return model.case["bodies"][body]["mesh"].get("radius")
+
+
+def _geometry(model, pair: ContactPair, ref: dict) -> tuple[float, float, float]:
+    """Effective radius, effective modulus and contact-centre x of a pair."""
+    bodies = model.problem.system.bodies
+    slave = bodies[pair.slave.body]
+    inv_e = 1.0 / slave.material.contact_modulus(slave.dim)
+    radii = [_radius(model, pair.slave.body)]
+    if isinstance(pair.master, ContactSurface):
+        master = bodies[pair.master.body]
+        inv_e += 1.0 / master.material.contact_modulus(master.dim)
+        radii.append(_radius(model, pair.master.body))
+    if "radius" in ref:
+        radius = float(ref["radius"])
+    else:
+        curv = sum(1.0 / r for r in radii if r)
+        if curv == 0:
+            raise CaseError(f"{model.case['_path']}: 'reference.radius' is needed (no mesh radius)")
+        radius = 1.0 / curv
+    center = model.case["bodies"][pair.slave.body]["mesh"].get("center", [0.0, 0.0])
+    return radius, 1.0 / inv_e, float(ref.get("center_x", center[0]))
+
+
+def _edge(x: np.ndarray, inside: np.ndarray) -> float:
+    """Half-width of the zone ``inside`` (sorted ``x``): midway to the first node outside, per side."""
+    if not inside.any():
+        return 0.0
+    idx = np.flatnonzero(inside)
+    lo, hi = idx.min(), idx.max()
+    right = 0.5 * (x[hi] + x[hi + 1]) if hi + 1 < x.size else x[hi]
+    left = 0.5 * (x[lo] + x[lo - 1]) if lo > 0 else x[lo]
+    return 0.5 * (right - left)
+
+
+def hertz_line(model, state, ref: dict) -> dict:
+    """Peak pressure, half-width and pressure profile against Hertz (2D)."""
+    _, pair, sl = _pair_slice(model, ref.get("contact"))
+    radius, e_star, xc = _geometry(model, pair, ref)
+    x = model.problem.X[0, model_slave_nodes(model)[sl]] - xc
+    order = np.argsort(x)
+    x = x[order]
+    p = state.multiplier[sl, 0][order]
+    status = state.status[sl][order]
+    area = pair.slave.area[order]
+    P = float(np.sum(area * p))
+    hertz = HertzLine(P, radius, e_star)
+    out = {
+        "load": _metric(P),
+        "peak_pressure": _metric(p.max(), hertz.peak_pressure),
+        "contact_half_width": _metric(_edge(x, status != OPEN), hertz.half_width),
+        "pressure_l2_error": _metric(relative_l2_error(x, p, hertz.pressure)),
+    }
+    if pair.mu > 0:
+        out["stick_half_width"] = _metric(_edge(x, status == STICK))
+    out["element_size_at_contact"] = _metric(np.median(np.diff(x)[np.abs(x[:-1]) < hertz.half_width]))
+    return out
+
+
+def cattaneo_mindlin_line(model, state, ref: dict) -> dict:
+    """Stick zone and shear traction against Cattaneo–Mindlin (2D)."""
+    _, pair, sl = _pair_slice(model, ref.get("contact"))
+    radius, e_star, xc = _geometry(model, pair, ref)
+    direction = np.asarray(ref.get("direction", [1.0, 0.0]), float)
+    direction = direction / np.linalg.norm(direction)
+    x = model.problem.X[0, model_slave_nodes(model)[sl]] - xc
+    order = np.argsort(x)
+    x = x[order]
+    traction = state.traction()[sl][order]
+    status = state.status[sl][order]
+    area = pair.slave.area[order]
+    p = state.multiplier[sl, 0][order]
+    q = -(traction @ direction)          # friction on the loaded body opposes the load
+    P, Q = float(np.sum(area * p)), float(np.sum(area * q))
+    cm = CattaneoMindlinLine(P, Q, pair.mu, radius, e_star)
+    stick = (status == STICK)
+    return {
+        "normal_load": _metric(P),
+        "tangential_load": _metric(Q),
+        "load_ratio": _metric(Q / (pair.mu * P)),
+        "contact_half_width": _metric(_edge(x, status != OPEN), cm.half_width),
+        "stick_half_width": _metric(_edge(x, stick), cm.stick_half_width),
+        "shear_traction_l2_error": _metric(relative_l2_error(x, q, cm.shear_traction)),
+        "pressure_l2_error": _metric(relative_l2_error(x, p, cm.pressure)),
+        "slip_nodes": _metric(int(np.sum(status == SLIP))),
+    }
+
+
+def model_slave_nodes(model) -> np.ndarray:
+    from .output import slave_global_nodes
+
+    return slave_global_nodes(model.problem)
+
+
+REFERENCES = {"hertz_line": hertz_line, "cattaneo_mindlin_line": cattaneo_mindlin_line}
+
+
+def evaluate_reference(model, state) -> dict:
+    ref = model.case.get("reference")
+    if not ref:
+        return {}
+    kind = ref.get("type")
+    if kind not in REFERENCES:
+        raise CaseError(f"{model.case['_path']}: 'reference.type' = {kind!r}; "
+                        f"choose one of {', '.join(REFERENCES)}")
+    return REFERENCES[kind](model, state, ref)

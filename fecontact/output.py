@@ -1,0 +1,112 @@
+"""Results on disk: one VTU per step, a ParaView ``.pvd`` index and ``summary.json``.
+
+Point data (all bodies merged into one unstructured grid, vectors padded to 3
+components):
+
+``displacement``
+    (n, 3).
+``contact_pressure``
+    Normal traction ``lam_n`` (force per area, >= 0 in compression), 0 off the
+    contact surfaces.
+``contact_traction``
+    (n, 3) traction exerted on the slave surface by the master,
+    ``lam_n n + lam_t tau``.
+``gap``
+    Normal gap at slave nodes (0 elsewhere).
+``slip``
+    (n, 3) accumulated slip vector.
+``contact_status``
+    0 open, 1 stick, 2 slip (0 off the contact surfaces).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+import meshio
+import numpy as np
+
+from .problem import ContactProblem, StepState
+
+# VTK cell type per element: (meshio name, function body -> connectivity of DOF nodes)
+_CELLS = {
+    "P1": ("triangle", lambda b: b.mesh.t.T),
+    "Q1": ("quad", lambda b: b.mesh.t.T),
+    "P2": ("triangle6", lambda b: np.vstack([b.mesh.t, b.mesh.p.shape[1] + b.mesh.t2f]).T),
+}
+
+
+def _pad3(a: np.ndarray) -> np.ndarray:
+    out = np.zeros((a.shape[0], 3))
+    out[:, : a.shape[1]] = a
+    return out
+
+
+def slave_global_nodes(problem: ContactProblem) -> np.ndarray:
+    """Global DOF node of every contact unknown (slave node), shape (m,)."""
+    sysm = problem.system
+    parts = [sysm.global_nodes(p.slave.body, p.slave.nodes) for p in problem.pairs]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+
+
+def point_data(problem: ContactProblem, state: StepState) -> dict:
+    """All point-data arrays of a state, in global DOF-node order."""
+    dim = problem.dim
+    n_nodes = problem.X.shape[1]
+    nodes = slave_global_nodes(problem)
+    pressure = np.zeros(n_nodes)
+    traction = np.zeros((n_nodes, 3))
+    gap = np.zeros(n_nodes)
+    slip = np.zeros((n_nodes, 3))
+    status = np.zeros(n_nodes, dtype=np.int32)
+    # a node in several pairs keeps the last pair's values
+    pressure[nodes] = state.multiplier[:, 0]
+    traction[nodes] = _pad3(state.traction())
+    gap[nodes] = state.gap
+    slip[nodes] = _pad3(state.slip)
+    status[nodes] = state.status
+    return {"displacement": _pad3(state.u.reshape(-1, dim)), "contact_pressure": pressure,
+            "contact_traction": traction, "gap": gap, "slip": slip, "contact_status": status}
+
+
+def write_vtu(path: Path, problem: ContactProblem, state: StepState) -> None:
+    sysm = problem.system
+    points = _pad3(problem.X.T)
+    cells = []
+    for b, body in enumerate(sysm.bodies):
+        kind, conn = _CELLS[body.element]
+        cells.append((kind, conn(body) + sysm.node_offset[b]))
+    meshio.write(str(path), meshio.Mesh(points, cells, point_data=point_data(problem, state)),
+                 file_format="vtu")
+
+
+def write_pvd(path: Path, entries: list) -> None:
+    """ParaView collection: ``entries`` of (time, file name relative to the .pvd)."""
+    lines = ['<?xml version="1.0"?>',
+             '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">',
+             "  <Collection>"]
+    for t, name in entries:
+        lines.append(f'    <DataSet timestep="{t:.12g}" group="" part="0" file={quoteattr(name)}/>')
+    lines += ["  </Collection>", "</VTKFile>", ""]
+    _atomic_write(path, "\n".join(lines))
+
+
+def write_summary(path: Path, summary: dict) -> None:
+    _atomic_write(path, json.dumps(summary, indent=2, default=_json_default) + "\n")
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = Path(str(path) + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
