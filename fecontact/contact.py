@@ -93,7 +93,7 @@ class PairKinematics:
 
 
 def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np.ndarray,
-                    t: float, t0: float) -> PairKinematics:
+                    t: float, t0: float, tangent0: np.ndarray | None = None) -> PairKinematics:
     """Search, project and evaluate kinematics for one pair.
 
     Parameters
@@ -102,6 +102,8 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         Current and start-of-step coordinates of all global nodes.
     t, t0 : float
         Current and start-of-step pseudo-time (for moving obstacles).
+    tangent0 : ndarray, shape (m, dim), optional
+        Start-of-step master tangents (slip directions against master surfaces).
     """
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
@@ -112,7 +114,7 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         gb = system.global_nodes(master.body, master.segments[1])
         proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
         a, b = ga[proj.segment], gb[proj.segment]
-        local = node_to_segment(xs, x[:, a].T, x[:, b].T, xs0, x0[:, a].T, x0[:, b].T)
+        local = node_to_segment(xs, x[:, a].T, x[:, b].T, xs0, x0[:, a].T, x0[:, b].T, tangent0)
         dofs = np.hstack([slave_dofs, system.node_dofs(a), system.node_dofs(b)])
         return PairKinematics(local, dofs, proj.segment)
     if isinstance(master, RigidLine):

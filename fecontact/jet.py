@@ -35,6 +35,8 @@ class Jet:
     grad: np.ndarray
     hess: np.ndarray
 
+    __array_ufunc__ = None   # make ``ndarray * Jet`` defer to ``Jet.__rmul__``
+
     @staticmethod
     def variables(x: np.ndarray) -> list["Jet"]:
         """Independent variables ``x[:, j]`` for ``j = 0..k-1``.

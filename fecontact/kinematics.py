@@ -14,10 +14,14 @@ and the slip increment over the current step (superscript 0: start of step)
 
 .. math::
 
-    \Delta s = \tau\cdot\big[(x_s - x_s^0) - (1-\xi)(x_a - x_a^0) - \xi (x_b - x_b^0)\big],
+    \Delta s = \tau^0\cdot\big[(x_s - x_s^0) - (1-\xi)(x_a - x_a^0) - \xi (x_b - x_b^0)\big],
 
 the tangential displacement of the slave node relative to the master material
-point it currently touches.  The gap is positive when open; ``n`` points from
+point it currently touches, measured along the master tangent ``tau^0`` at the
+start of the step.  Holding the direction fixed within a step keeps ``Delta s``
+continuous when the projection moves across a master vertex (the segment
+tangents on both sides differ by the vertex angle; with the current tangent the
+normal approach of the bodies would leak into the slip there).  The gap is positive when open; ``n`` points from
 the master towards the slave.  Gradients and Hessians with respect to the
 local node coordinates come exactly from :class:`fecontact.jet.Jet`.
 """
@@ -71,7 +75,7 @@ def _pack(gap: Jet, slip: Jet, normal, tangent, xi) -> LocalKinematics:
         h_gap=gap.hess, h_slip=slip.hess[:, None, :, :])
 
 
-def node_to_segment(x_s, x_a, x_b, x_s0, x_a0, x_b0) -> LocalKinematics:
+def node_to_segment(x_s, x_a, x_b, x_s0, x_a0, x_b0, tangent0=None) -> LocalKinematics:
     """Kinematics of slave nodes against straight master segments.
 
     Parameters
@@ -80,6 +84,9 @@ def node_to_segment(x_s, x_a, x_b, x_s0, x_a0, x_b0) -> LocalKinematics:
         Current coordinates of slave node and segment ends.
     x_s0, x_a0, x_b0 : ndarray, shape (m, 2)
         The same nodes at the start of the step.
+    tangent0 : ndarray, shape (m, 2), optional
+        Slip direction (start-of-step master tangent); the current tangent
+        if omitted.
 
     Returns
     -------
@@ -97,7 +104,7 @@ def node_to_segment(x_s, x_a, x_b, x_s0, x_a0, x_b0) -> LocalKinematics:
     gap = dot(n, d)
     rel = [(s[i] - x_s0[:, i]) - (1.0 - xi) * (a[i] - x_a0[:, i]) - xi * (b[i] - x_b0[:, i])
            for i in range(2)]
-    slip = dot(tau, rel)
+    slip = dot(tau if tangent0 is None else [tangent0[:, 0], tangent0[:, 1]], rel)
     return _pack(gap, slip, n, tau, xi.value)
 
 

@@ -182,8 +182,29 @@ class ContactProblem:
 
     def kinematics(self, u: np.ndarray, t: float, state: StepState) -> PairKinematics:
         x = self.coordinates(u)
-        x0, t0 = (x, t) if state is None else (self.coordinates(state.u), state.t)
-        return stack([pair_kinematics(p, self.system, x, x0, t, t0) for p in self.pairs])
+        if state is None:
+            return stack([pair_kinematics(p, self.system, x, x, t, t) for p in self.pairs])
+        x0 = self.coordinates(state.u)
+        bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
+        return stack([pair_kinematics(p, self.system, x, x0, t, state.t,
+                                      state.tangent[bounds[i]:bounds[i + 1]])
+                      for i, p in enumerate(self.pairs)])
+
+    def friction_coefficient(self, state: StepState) -> np.ndarray:
+        """Friction coefficient per node for the increment that starts at ``state``.
+
+        A node that was open with a positive gap at the start of the increment
+        closes somewhere inside it; its slip over the increment would include
+        the approach before touching, measured along the tilted master
+        tangent, and would lock a spurious tangential traction into the stick
+        zone.  Such a node therefore transmits no friction in the increment in
+        which it closes and sticks from the next one on (its anchor is then
+        the closed position).  Nodes touching at the start (``g <= 1e-9 h``)
+        have friction at once.
+        """
+        h = self.area if self.dim == 2 else np.sqrt(self.area)
+        closing = (state.status == 0) & (state.gap > 1e-9 * h)
+        return np.where(closing, 0.0, self.mu)
 
     def unknowns(self, state: StepState) -> np.ndarray:
         """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""
@@ -199,14 +220,16 @@ class ContactProblem:
         u = sysm.displacement(unknowns[:n_red], t)
         lam = unknowns[n_red:].reshape(-1, d)
         kin = self.kinematics(u, t, state)
-        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t, self.mu)
+        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t,
+                           self.friction_coefficient(state))
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
         internal = sysm.K @ u
         r_full = internal - sysm.external_force(t) - B.T @ (A * lam.ravel())
         R1 = sysm.T.T @ r_full - sysm.coupling_force(t)
         R2 = A * cr.residual.ravel()
-        scale = max(float(np.linalg.norm(internal)), 1e-300)
+        scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(sysm.external_force(t))),
+                    float(np.linalg.norm(sysm.coupling_force(t))), 1e-300)
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
                   contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:

@@ -83,6 +83,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
     records = []
     timings = {"linear_solve": 0.0, "contact": 0.0}
     dt = np.inf
+    previous = None
     for index, target in enumerate(levels):
         iterations = increments = cutbacks = consecutive = 0
         history: list = []
@@ -95,6 +96,10 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             if target - t_new < 1e-9 * max(1.0, abs(target)):
                 t_new = target
             x0 = problem.unknowns(state)
+            if previous is not None and state.t > previous[0]:
+                # linear extrapolation of the last accepted increment (predictor)
+                ratio = (t_new - state.t) / (state.t - previous[0])
+                x0 = x0 + ratio * (x0 - previous[1])
             result = semismooth_newton(problem, backend, x0, t_new, state, newton)
             timings["linear_solve"] += result.seconds_linear
             timings["contact"] += result.seconds_contact
@@ -102,6 +107,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             history.extend(result.history)
             if result.converged:
                 per_increment.append(result.iterations)
+                previous = (state.t, problem.unknowns(state))
                 state = commit(problem, result, t_new, state)
                 increments += 1
                 consecutive = 0
