@@ -123,7 +123,7 @@ def _coarse_half_disc(radius: float, h: float):
 
 
 def _graded_half_disc(radius: float, h_contact: float, h_far: float,
-                      refine_width: float) -> MeshTri:
+                      refine_width: float, grading: float = GRADING) -> MeshTri:
     """Graded triangle mesh of the lower half disc in the local frame.
 
     Local frame: centre at the origin, the region is ``y <= 0`` and the
@@ -143,7 +143,7 @@ def _graded_half_disc(radius: float, h_contact: float, h_far: float,
 
     def target(points: NDArray) -> NDArray:
         d = _distance_to_contact_arc(points, radius, half_angle)
-        return np.minimum(h_far, h_contact + (GRADING - 1.0) * d)
+        return np.minimum(h_far, h_contact + (grading - 1.0) * d)
 
     for _ in range(_MAX_LEVELS):
         p, t = mesh.p, mesh.t
@@ -259,7 +259,8 @@ def half_disc(radius: float = 1.0,
               h_contact: float = 0.01,
               h_far: float = 0.1,
               refine_width: float = 0.3,
-              element: str = "tri") -> Mesh:
+              element: str = "tri",
+              grading: float = GRADING) -> Mesh:
     """Graded mesh of a half disc, refined towards its contact point.
 
     The region is the disc of ``radius`` about ``center`` cut by the
@@ -267,9 +268,9 @@ def half_disc(radius: float = 1.0,
     *contact arc*, the part of the circular boundary within horizontal
     distance ``refine_width`` of the contact point.  The element size is
     about ``h_contact`` on the contact arc and grows geometrically, by a
-    factor of about :data:`GRADING` per element, up to ``h_far``::
+    factor of about ``grading`` per element, up to ``h_far``::
 
-        h(x) = min(h_far, h_contact + (GRADING - 1) * dist(x, contact arc))
+        h(x) = min(h_far, h_contact + (grading - 1) * dist(x, contact arc))
 
     The triangulation is built from a quasi-uniform coarse mesh by repeated
     red-green-blue refinement of the elements larger than ``h(x)``; after
@@ -295,6 +296,10 @@ def half_disc(radius: float = 1.0,
     refine_width
         Horizontal half width of the contact arc, measured from the contact
         point.
+    grading
+        Growth factor of the element size per element away from the contact
+        arc (default :data:`GRADING`); values near 1 keep the region under
+        the contact fine, which the subsurface stress field needs.
     element
         ``"tri"`` for a :class:`skfem.MeshTri`, ``"quad"`` for a
         :class:`skfem.MeshQuad`.  The quadrilateral mesh is obtained by
@@ -341,8 +346,10 @@ def half_disc(radius: float = 1.0,
         raise ValueError("h_contact must not exceed h_far")
 
     scale = 2.0 if element == "quad" else 1.0
+    if not grading > 1.0:
+        raise ValueError(f"grading must be > 1, got {grading}")
     tri = _graded_half_disc(radius, scale * h_contact, scale * h_far,
-                            refine_width)
+                            refine_width, grading)
     p, t = tri.p, tri.t
 
     if element == "quad":

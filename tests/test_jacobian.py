@@ -1,0 +1,87 @@
+"""The assembled generalised Jacobian against central finite differences of the residual,
+the two linear backends against each other, and Newton's local convergence rate."""
+
+import numpy as np
+import pytest
+
+from conftest import CASES
+from fecontact.build import build_model
+from fecontact.case import load_case
+from fecontact.linsolve import DirectBackend, SchurBackend
+from fecontact.newton import NewtonOptions, semismooth_newton
+from fecontact.stepping import run_steps
+
+COARSE = {
+    "cattaneo2d": ["bodies.0.mesh.h_contact=0.1", "bodies.1.mesh.h_contact=0.1",
+                   "bodies.0.mesh.grading=1.3", "bodies.1.mesh.grading=1.3",
+                   "steps.levels=[0.5, 1.0, 1.5]"],
+    "hertz2d_friction": ["bodies.0.mesh.h_contact=0.01", "bodies.0.mesh.grading=1.3",
+                         "steps.count=2"],
+}
+
+
+def _model(name):
+    return build_model(load_case(CASES / f"{name}.toml", COARSE[name]))
+
+
+@pytest.mark.parametrize("name", list(COARSE))
+def test_assembled_jacobian_matches_finite_differences(name):
+    model = _model(name)
+    problem = model.problem
+    backend = DirectBackend(problem)
+    records, state, _ = run_steps(problem, backend, model.levels[:-1], model.newton, model.stepping)
+    assert all(r.converged for r in records)
+    t = model.levels[-1]
+    x = problem.unknowns(state)
+    # a point off the solution with open, stick and slip nodes
+    result = semismooth_newton(problem, backend, x, t, state, NewtonOptions(max_iterations=1))
+    x = result.unknowns
+    ev = problem.evaluate(x, t, state)
+    status = ev.contact.status
+    assert (status == 1).any() and (status == 2).any()
+    J = ev.jacobian()
+    rng = np.random.default_rng(1)
+    h = 1e-7 * max(1.0, np.abs(x).max())
+    for _ in range(3):
+        v = rng.standard_normal(x.size)
+        v[: ev.n_reduced] *= 1e-3            # displacements are small, tractions large
+        plus = problem.evaluate(x + h * v, t, state, jacobian=False)
+        minus = problem.evaluate(x - h * v, t, state, jacobian=False)
+        assert np.array_equal(plus.contact.status, status)
+        assert np.array_equal(minus.contact.status, status)
+        assert np.array_equal(plus.kinematics.segment, ev.kinematics.segment)
+        fd = (plus.residual - minus.residual) / (2 * h)
+        err = np.linalg.norm(J @ v - fd) / np.linalg.norm(fd)
+        assert err < 1e-6, err
+
+
+@pytest.mark.parametrize("name", ["hertz2d_friction"])
+def test_schur_backend_gives_the_direct_newton_step(name):
+    model = _model(name)
+    problem = model.problem
+    state = problem.initial_state()
+    direct, schur = DirectBackend(problem), SchurBackend(problem)
+    result = semismooth_newton(problem, direct, problem.unknowns(state), model.levels[0], state,
+                               NewtonOptions(max_iterations=2))
+    ev = problem.evaluate(result.unknowns, model.levels[0], state)
+    assert (ev.contact.status != 0).any()
+    a, b = direct.solve(ev), schur.solve(ev)
+    np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10 * np.abs(a).max())
+
+
+def test_newton_converges_superlinearly():
+    """Once the active set settles, residual ratios r_{k+1}/r_k go to zero."""
+    model = build_model(load_case(CASES / "hertz2d.toml",
+                                  ["bodies.0.mesh.h_contact=0.004", "steps.count=1"]))
+    problem = model.problem
+    backend = SchurBackend(problem)
+    state = problem.initial_state()
+    result = semismooth_newton(problem, backend, problem.unknowns(state), 1.0, state,
+                               NewtonOptions(tolerance=1e-13, max_iterations=30))
+    assert result.converged
+    res = [max(h.equilibrium, h.complementarity) for h in result.history]
+    settled = [i for i, h in enumerate(result.history) if h.changed == 0 and i > 0]
+    assert settled, "active set never settled"
+    k = settled[0]
+    # the iterate after the active set settles is converged to round-off
+    assert res[k] < 1e-12 or res[k] / res[k - 1] < 1e-6
