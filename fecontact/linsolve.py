@@ -91,6 +91,8 @@ class SchurBackend:
         n = ev.n_reduced
         R1, R2 = ev.residual[:n].copy(), ev.residual[n:]
         J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
+        for block in (J12, J21):
+            block.eliminate_zeros()     # e.g. x-components against a horizontal flat
         D_full = (ev.J11 - self.problem.system.K_hat).tocsr()
         D_full.eliminate_zeros()
         # multipliers with u-independent, diagonal rows: dlam = -R2/J22_ii

@@ -1,0 +1,111 @@
+"""Every case in cases/ runs, and the benchmarks meet their analytic targets.
+
+References are closed-form (Hertz; Cattaneo–Mindlin), evaluated in
+fecontact.analytic from the case parameters and the computed loads; the
+analytic module itself is checked against integrals in test_analytic.py.
+"""
+
+import json
+import xml.etree.ElementTree as ET
+
+import meshio
+import numpy as np
+import pytest
+
+from conftest import CASES
+from fecontact.run import run
+
+ALL_CASES = sorted(p.stem for p in CASES.glob("*.toml"))
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = run(CASES / f"{name}.toml", tmp_path_factory.mktemp(name))
+        return cache[name]
+    return get
+
+
+@pytest.mark.parametrize("name", ALL_CASES)
+def test_case_runs_and_writes_outputs(name, results):
+    r = results(name)
+    s = json.loads((r.out_dir / "summary.json").read_text())
+    assert s["converged"] is True
+    for key in ("case", "dim", "dofs", "converged", "steps", "timings", "reaction", "metrics"):
+        assert key in s
+    for key in ("total", "linear_solve", "contact", "linear_reference"):
+        assert s["timings"][key] > 0
+    for step in s["steps"]:
+        for key in ("load", "newton_iterations", "converged", "residual", "open", "stick", "slip"):
+            assert key in step
+        assert step["open"] + step["stick"] + step["slip"] == s_contact_nodes(r)
+    # ParaView index lists one VTU per step, each with the documented point data
+    pvd = ET.parse(next(r.out_dir.glob("*.pvd"))).getroot()
+    files = [d.get("file") for d in pvd.iter("DataSet")]
+    assert len(files) == len(s["steps"])
+    mesh = meshio.read(r.out_dir / files[-1])
+    n = mesh.points.shape[0]
+    expected = {"displacement": (n, 3), "contact_pressure": (n,), "contact_traction": (n, 3),
+                "gap": (n,), "slip": (n, 3), "contact_status": (n,)}
+    for key, shape in expected.items():
+        assert mesh.point_data[key].shape == shape
+    pressure = mesh.point_data["contact_pressure"]
+    assert pressure.min() >= 0.0 and pressure.max() > 0.0
+    # equilibrium: the support reactions balance the contact force
+    total_contact = (mesh.point_data["contact_pressure"] > 0).sum()
+    assert total_contact > 0
+
+
+def s_contact_nodes(r):
+    return r.model.problem.n_contact
+
+
+def _metric(r, key):
+    return r.summary["metrics"][key]
+
+
+def test_hertz2d_meets_targets(results):
+    r = results("hertz2d")
+    s = r.summary
+    assert s["dofs"] <= 30_000
+    assert _metric(r, "peak_pressure")["rel_error"] <= 0.01
+    half = _metric(r, "contact_half_width")
+    h = _metric(r, "element_size_at_contact")["value"]
+    assert half["rel_error"] <= 0.02 or abs(half["value"] - half["reference"]) <= h
+    assert _metric(r, "pressure_l2_error")["value"] <= 0.02
+    assert s["max_newton_iterations_per_increment"] <= 8
+    # the load P used by the reference equals the support reaction
+    P = _metric(r, "load")["value"]
+    assert abs(-s["reaction"]["flat"][1] - P) <= 1e-6 * P
+
+
+def test_hertz2d_friction_stick_zone_and_cone(results):
+    r = results("hertz2d_friction")
+    s = r.summary
+    assert len(s["steps"]) >= 10
+    stick = _metric(r, "stick_half_width")["value"]
+    half = _metric(r, "contact_half_width")["value"]
+    assert 0.0 < stick < half
+    state = r.state
+    lam_n, lam_t = state.multiplier[:, 0], state.multiplier[:, 1]
+    mu = 0.3
+    assert np.all(np.abs(lam_t) <= mu * lam_n * (1 + 1e-9) + 1e-9 * lam_n.max())
+    slipping = state.status == 2
+    on_cone = np.isclose(np.abs(lam_t), mu * lam_n, rtol=1e-8)
+    # nodes that closed during the last increment carry friction from the next one on
+    closing = lam_t == 0.0
+    assert np.all(on_cone[slipping] | closing[slipping])
+    # ... and those lie at the edge of the contact zone, outside the stick zone
+    from fecontact.output import slave_global_nodes
+    x = np.abs(r.model.problem.X[0, slave_global_nodes(r.model.problem)])
+    assert np.all(x[slipping & closing] > stick)
+
+
+def test_cattaneo2d_meets_targets(results):
+    r = results("cattaneo2d")
+    assert abs(_metric(r, "load_ratio")["value"] - 0.5) < 1e-3
+    assert _metric(r, "stick_half_width")["rel_error"] <= 0.03
+    assert _metric(r, "shear_traction_l2_error")["value"] <= 0.05
