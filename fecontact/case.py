@@ -135,10 +135,10 @@ def apply_override(data: dict, assignment: str, source: str) -> None:
             if not key.isdigit() or int(key) >= len(node):
                 raise CaseError(f"--set {path}: '{here}' is not an index of the array")
             node = node[int(key)]
-        elif isinstance(node, dict) and key in node:
-            node = node[key]
+        elif isinstance(node, dict):
+            node = node.setdefault(key, {})     # new tables are checked by the schema
         else:
-            raise CaseError(f"--set {path}: '{source}' has no table '{here}'")
+            raise CaseError(f"--set {path}: '{here}' is not a table in '{source}'")
     last = keys[-1]
     if isinstance(node, list):
         if not last.isdigit() or int(last) >= len(node):

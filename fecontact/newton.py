@@ -6,8 +6,8 @@ trial step decreases ``phi`` (a kink of the non-smooth residual), the full
 step is taken: semismooth Newton converges locally without globalisation.
 
 Converged when both the equilibrium residual and the complementarity residual
-(weighted by nodal areas, so both are forces) are below
-``tolerance * |K u|``.
+(weighted by nodal areas, so both are forces) are below ``tolerance`` times
+the force scale ``max(|K u|, |f(t)|, |F_coupling(t)|)``.
 """
 
 from __future__ import annotations

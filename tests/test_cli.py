@@ -1,0 +1,78 @@
+"""Command line: bad input gives one clear line and a non-zero exit, never a traceback;
+overrides reach both the model and its analytic reference."""
+
+import json
+import subprocess
+import sys
+
+from conftest import CASES, ROOT
+
+GOOD = (CASES / "hertz2d.toml").read_text()
+
+
+def _run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "fecontact", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd or ROOT, timeout=300)
+
+
+def _assert_clean_error(proc, *fragments):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def test_missing_case_file(tmp_path):
+    proc = _run("run", tmp_path / "nope.toml", "--out", tmp_path / "o")
+    _assert_clean_error(proc, "nope.toml", "not found")
+
+
+def test_toml_syntax_error(case_file, tmp_path):
+    path = case_file(GOOD.replace('name = "disc"', 'name = "disc'))
+    proc = _run("run", path, "--out", tmp_path / "o")
+    _assert_clean_error(proc, str(path), "TOML syntax error", "line")
+
+
+def test_unknown_boundary_lists_the_known_ones(case_file, tmp_path):
+    path = case_file(GOOD.replace('boundary = "contact"', 'boundary = "bottom"'))
+    proc = _run("run", path, "--out", tmp_path / "o")
+    _assert_clean_error(proc, "contact.0.slave.boundary", "'bottom'", "arc", "flat")
+
+
+def test_missing_mesh_file(case_file, tmp_path):
+    text = GOOD.replace(
+        'mesh = { generator = "half_disc", radius = 1.0, center = [0.0, 1.0], side = "lower", '
+        'h_contact = 0.001, h_far = 0.08, refine_width = 0.3, grading = 1.15 }',
+        'mesh = { file = "missing.msh" }')
+    assert text != GOOD
+    proc = _run("run", case_file(text), "--out", tmp_path / "o")
+    _assert_clean_error(proc, "bodies.0.mesh.file", "missing.msh", "not found")
+
+
+def test_unknown_key_suggests_the_closest(case_file, tmp_path):
+    proc = _run("run", case_file(GOOD.replace("[steps]\ncount", "[steps]\ncuont")), "--out", tmp_path / "o")
+    _assert_clean_error(proc, "steps.cuont", "did you mean 'count'")
+
+
+def test_override_reaches_model_and_reference(tmp_path):
+    base = ["run", CASES / "hertz2d.toml", "--quiet",
+            "--set", "bodies.0.mesh.h_contact=0.004", "--set", "steps.count=1"]
+    out1, out2 = tmp_path / "a", tmp_path / "b"
+    assert _run(*base, "--out", out1).returncode == 0
+    assert _run(*base, "--set", "bodies.0.material.E=2e4", "--set", "solver.backend=direct",
+                "--out", out2).returncode == 0
+    s1 = json.loads((out1 / "summary.json").read_text())
+    s2 = json.loads((out2 / "summary.json").read_text())
+    assert s2["backend"] == "direct" and s1["backend"] == "schur"
+    # doubling E doubles the load at the same imposed displacement (linear elasticity,
+    # small contact-area change aside) and the Hertz reference follows the new modulus
+    P1, P2 = s1["metrics"]["load"]["value"], s2["metrics"]["load"]["value"]
+    assert 1.9 < P2 / P1 < 2.1
+    a1 = s1["metrics"]["contact_half_width"]["reference"]
+    a2 = s2["metrics"]["contact_half_width"]["reference"]
+    # a = sqrt(4 P R / (pi E*)): with P ~ E the half-width barely moves, while a reference
+    # that ignored the override would scale with sqrt(P2/P1)
+    assert abs(a2 / a1 - (P2 / P1 / 2.0) ** 0.5) < 1e-9
+    assert s2["metrics"]["peak_pressure"]["rel_error"] < 0.02
