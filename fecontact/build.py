@@ -11,7 +11,7 @@ import skfem
 from .bodies import Body
 from .case import CaseError
 from .contact import ContactPair, RigidCircle, RigidLine
-from .elasticity import Material, body_force, surface_traction
+from .elasticity import Material, constant_load
 from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
@@ -127,7 +127,7 @@ def build_model(case: dict) -> Model:
                                       float(cp.get("force", 0.0)),
                                       _amplitude(cp.get("amplitude"), f"{w}.amplitude", source)))
         if "body_force" in spec:
-            vec = body_force(body.basis, spec["body_force"])
+            vec = constant_load(body.basis, spec["body_force"])
             loads.append(Load(f"{spec['name']}-body-force", (i, vec), Amplitude.ramp()))
         for j, tr in enumerate(spec.get("traction", [])):
             w = f"{where}.traction.{j}"
@@ -136,7 +136,7 @@ def build_model(case: dict) -> Model:
             except KeyError as err:
                 raise CaseError(f"{source}: '{w}.boundary': {err.args[0]}") from None
             fb = skfem.FacetBasis(mesh, body.basis.elem, facets=facets)
-            vec = surface_traction(fb, tr["value"])
+            vec = constant_load(fb, tr["value"])
             loads.append(Load(f"{spec['name']}-{tr['boundary']}", (i, vec),
                               _amplitude(tr.get("amplitude"), f"{w}.amplitude", source)))
     dims = {b.dim for b in bodies}

@@ -72,23 +72,16 @@ def stiffness(basis: skfem.Basis, material: Material):
     return form.assemble(basis).tocsr()
 
 
-def body_force(basis: skfem.Basis, density_force) -> np.ndarray:
-    """Load vector of a constant body force ``b`` (force per volume), shape (N,)."""
-    b = np.asarray(density_force, dtype=float)
+def constant_load(basis: skfem.AbstractBasis, value) -> np.ndarray:
+    """Load vector ``int value . v`` of a constant vector ``value``, shape (N,).
+
+    On a cell basis ``value`` is a body force (force per volume); on a
+    :class:`skfem.FacetBasis` it is a surface traction (force per area).
+    """
+    c = np.asarray(value, dtype=float)
 
     @skfem.LinearForm
     def form(v, w):
-        return sum(b[i] * v[i] for i in range(b.size))
+        return sum(c[i] * v[i] for i in range(c.size))
 
     return form.assemble(basis)
-
-
-def surface_traction(facet_basis: skfem.FacetBasis, traction) -> np.ndarray:
-    """Load vector of a constant traction ``t`` (force per area) on facets, shape (N,)."""
-    t = np.asarray(traction, dtype=float)
-
-    @skfem.LinearForm
-    def form(v, w):
-        return sum(t[i] * v[i] for i in range(t.size))
-
-    return form.assemble(facet_basis)

@@ -126,7 +126,7 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
     m, d = multiplier.shape
     lam_n, lam_t = multiplier[:, 0], multiplier[:, 1:]
     aug = lam_n - c_n * gap
-    active = aug > 0.0
+    active = aug >= 0.0    # closed at exactly zero: an element of the generalised derivative
     lam_hat = np.where(active, aug, 0.0)
     dhat_dlam = active.astype(float)          # d lam_hat / d lam_n
     dhat_dgap = -c_n * active                 # d lam_hat / d g_n

@@ -134,9 +134,20 @@ BACKENDS = {"direct": DirectBackend, "schur": SchurBackend}
 
 
 def make_backend(name: str, problem):
-    """Backend by name; ``"auto"`` picks ``schur`` unless contact alone holds a body."""
+    """Backend by name.
+
+    ``"auto"`` picks ``schur`` unless contact alone holds a body (a rigid-body
+    mode that neither Dirichlet conditions nor couplings remove, or a bulk
+    stiffness SuperLU finds singular); then it picks ``direct``.
+    """
     if name == "auto":
-        name = "direct" if problem.system.has_floating_bodies else "schur"
+        if problem.system.has_floating_bodies:
+            return DirectBackend(problem)
+        try:
+            return SchurBackend(problem)
+        except RuntimeError as err:
+            logger.info("bulk stiffness not factorisable (%s): using the direct backend", err)
+            return DirectBackend(problem)
     if name not in BACKENDS:
         raise ValueError(f"unknown linear solver backend {name!r}; choose one of "
                          f"{', '.join(['auto', *BACKENDS])}")

@@ -114,10 +114,45 @@ class BulkSystem:
     def n_reduced(self) -> int:
         return self.T.shape[1]
 
+    def floating_bodies(self) -> list:
+        """Names of bodies with a rigid-body mode that no Dirichlet condition removes.
+
+        A mode (translations, and rotations about the centroid) survives when it
+        vanishes on every Dirichlet DOF of the body and is uniform on every
+        coupling, i.e. when the matrix of its values there is rank deficient.
+        Such a body is held only by contact (or free).
+        """
+        dim = self.dim
+        out = []
+        for b, body in enumerate(self.bodies):
+            X = body.node_coords
+            Xc = X - X.mean(axis=1, keepdims=True)
+            modes = [np.eye(dim)[:, [c]] * np.ones((1, X.shape[1])) for c in range(dim)]
+            pairs = [(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]
+            for i, j in pairs:
+                r = np.zeros_like(X)
+                r[i], r[j] = -Xc[j], Xc[i]
+                modes.append(r)
+            values = np.array([m.T.ravel() for m in modes]).T     # (body dofs, n_modes)
+            rows = []
+            for bc in self.dirichlet:
+                if bc.body == b:
+                    dofs = dim * np.asarray(bc.nodes)[:, None] + np.asarray(bc.components)
+                    rows.append(values[dofs.ravel()])
+            for cp in self.couplings:
+                if cp.body == b:
+                    v = values[dim * np.asarray(cp.nodes) + cp.component]
+                    rows.append(v - v[:1])
+            M = np.vstack(rows) if rows else np.zeros((0, values.shape[1]))
+            scale = max(np.abs(Xc).max(), 1.0)
+            if np.linalg.matrix_rank(M / scale, tol=1e-10) < values.shape[1]:
+                out.append(body.name)
+        return out
+
     @property
     def has_floating_bodies(self) -> bool:
-        """True if force-controlled couplings leave rigid modes to contact."""
-        return len(self.couplings) > 0
+        """True if some body is held only by contact (see :meth:`floating_bodies`)."""
+        return bool(self.floating_bodies())
 
     def global_nodes(self, body: int, nodes: np.ndarray) -> np.ndarray:
         return self.node_offset[body] + np.asarray(nodes)
