@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from .contact import ContactPair, PairKinematics, pair_kinematics, stack
 from .friction import ContactResidual, alart_curnier
+from .surface import ContactSurface
 from .system import BulkSystem
 
 
@@ -157,7 +158,7 @@ class ContactProblem:
         nodes = []
         for p in self.pairs:
             nodes.append(self.system.global_nodes(p.slave.body, p.slave.nodes))
-            if isinstance(p.master, type(p.slave)):
+            if isinstance(p.master, ContactSurface):
                 nodes.append(self.system.global_nodes(p.master.body, np.unique(p.master.segments)))
         dofs = self.system.node_dofs(np.concatenate(nodes)).ravel() if nodes else np.zeros(0, int)
         T = self.system.T.tocsr()[dofs]

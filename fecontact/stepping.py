@@ -45,7 +45,7 @@ class StepRecord:
 
     def summary(self) -> dict:
         keys = ("load", "converged", "newton_iterations", "increments", "cutbacks",
-                "residual", "open", "stick", "slip", "increment_iterations")
+                "residual", "open", "stick", "slip")
         out = {k: getattr(self, k) for k in keys}
         out["increment_iterations"] = list(self.increment_iterations)
         out["iterations"] = [h.as_dict() for h in self.history]
