@@ -3,7 +3,8 @@
 A body's degrees of freedom are grouped by *DOF node*: a mesh vertex, or for
 quadratic elements also an edge midpoint.  Component ``c`` of DOF node ``k``
 is the body-local DOF ``dim*k + c`` (scikit-fem's interleaved layout, checked
-on construction).  DOF nodes are ordered vertices first, then facet DOFs.
+on construction).  DOF nodes are ordered vertices first, then edge midpoints
+(3D) or facet midpoints (2D, where facets are edges).
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ import skfem
 
 from .elasticity import Material
 
-# element name -> (mesh type, scalar element type)
+# element name -> dimension -> (mesh type, scalar element type)
 ELEMENTS = {
-    "P1": (skfem.MeshTri1, skfem.ElementTriP1),
-    "P2": (skfem.MeshTri1, skfem.ElementTriP2),
-    "Q1": (skfem.MeshQuad1, skfem.ElementQuad1),
+    "P1": {2: (skfem.MeshTri1, skfem.ElementTriP1), 3: (skfem.MeshTet1, skfem.ElementTetP1)},
+    "P2": {2: (skfem.MeshTri1, skfem.ElementTriP2), 3: (skfem.MeshTet1, skfem.ElementTetP2)},
+    "Q1": {2: (skfem.MeshQuad1, skfem.ElementQuad1), 3: (skfem.MeshHex1, skfem.ElementHex1)},
 }
+
+
+def element_types(element: str, dim: int) -> tuple:
+    """``(mesh type, scalar element type)`` of an element name in ``dim`` dimensions."""
+    return ELEMENTS[element][dim]
 
 
 @dataclass(frozen=True)
@@ -32,7 +38,8 @@ class Body:
     name : str
     mesh : skfem.Mesh
     element : str
-        One of ``ELEMENTS`` (``"P1"``, ``"P2"``, ``"Q1"``).
+        One of ``ELEMENTS``: ``"P1"``, ``"P2"`` (triangles, tetrahedra) or
+        ``"Q1"`` (quadrilaterals, hexahedra).
     material : Material
     basis : skfem.Basis
         Vector basis of the displacement.
@@ -49,13 +56,15 @@ class Body:
         if element not in ELEMENTS:
             raise ValueError(f"body {name!r}: unknown element {element!r}; "
                              f"choose one of {sorted(ELEMENTS)}")
-        mesh_type, elem = ELEMENTS[element]
+        dim = mesh.dim()
+        if dim not in (2, 3):
+            raise ValueError(f"body {name!r}: meshes must be 2D or 3D, got {dim}D")
+        mesh_type, elem = element_types(element, dim)
         if not isinstance(mesh, mesh_type):
             raise ValueError(f"body {name!r}: element {element} needs a {mesh_type.__name__} "
                              f"mesh, got {type(mesh).__name__}")
         basis = skfem.Basis(mesh, skfem.ElementVector(elem()))
         body = Body(name, mesh, element, material, basis)
-        dim = body.dim
         expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]
         if not np.array_equal(body.node_dofs, expected):
             raise RuntimeError("unexpected DOF layout in the scikit-fem basis")
@@ -66,16 +75,22 @@ class Body:
         return self.mesh.dim()
 
     @property
-    def has_facet_nodes(self) -> bool:
-        return self.basis.facet_dofs.shape[1] > 0 and self.basis.facet_dofs.size > 0
+    def has_edge_nodes(self) -> bool:
+        """True for quadratic elements (a DOF node at every edge midpoint)."""
+        return self.element == "P2"
 
     @property
     def node_dofs(self) -> np.ndarray:
         """DOFs of every DOF node, shape (dim, n_nodes)."""
         parts = [self.basis.nodal_dofs]
-        if self.basis.facet_dofs.size:
-            parts.append(self.basis.facet_dofs)
+        for extra in (self.basis.edge_dofs, self.basis.facet_dofs):
+            if extra.size:
+                parts.append(extra)
         return np.hstack(parts)
+
+    def edge_node(self, edges: np.ndarray) -> np.ndarray:
+        """DOF node at the midpoint of mesh edges (facets in 2D), quadratic elements only."""
+        return self.mesh.p.shape[1] + np.asarray(edges)
 
     @property
     def n_nodes(self) -> int:
@@ -95,31 +110,40 @@ class Body:
         return np.asarray(self.mesh.boundaries[boundary])
 
     def facet_nodes(self, facets: np.ndarray) -> np.ndarray:
-        """DOF nodes lying on the given facets (vertices and facet midpoints), sorted."""
+        """DOF nodes lying on the given facets (vertices and edge midpoints), sorted."""
         nodes = [self.mesh.facets[:, facets].ravel()]
-        if self.has_facet_nodes:
-            nodes.append(self.mesh.p.shape[1] + facets)
+        if self.has_edge_nodes:
+            edges = facets if self.dim == 2 else self.mesh.f2e[:, facets].ravel()
+            nodes.append(self.edge_node(edges))
         return np.unique(np.concatenate(nodes))
 
     def boundary_nodes(self, boundary: str) -> np.ndarray:
         return self.facet_nodes(self.facets(boundary))
 
     def oriented_facets(self, facets: np.ndarray) -> np.ndarray:
-        """Vertex pairs of 2D boundary facets ordered with the body on the left.
+        """Vertices of boundary facets ordered so that they face outwards.
 
         Returns
         -------
-        ndarray, shape (2, n_facets)
-            ``(a, b)`` such that the outward normal is ``(t_y, -t_x)`` with
-            ``t = x_b - x_a``.
+        ndarray, shape (n_vertices_per_facet, n_facets)
+            2D: ``(a, b)`` with the body on the left of ``a -> b``, so the
+            outward normal is ``(t_y, -t_x)`` with ``t = x_b - x_a``.
+            3D: triangle or quadrilateral vertices in cyclic order with the
+            outward normal ``(x_1 - x_0) x (x_2 - x_0)`` (right-hand rule).
         """
         m = self.mesh
-        ab = m.facets[:, facets].copy()
+        verts = m.facets[:, facets].copy()
         element = m.f2t[0, facets]
         centroid = m.p[:, m.t[:, element]].mean(axis=1)
-        pa, pb = m.p[:, ab[0]], m.p[:, ab[1]]
-        t = pb - pa
-        w = centroid - pa
-        left = t[0] * w[1] - t[1] * w[0] > 0
-        ab[:, ~left] = ab[::-1, ~left]
-        return ab
+        p0, p1, p2 = (m.p[:, verts[i]] for i in range(3)) if self.dim == 3 else (
+            m.p[:, verts[0]], m.p[:, verts[1]], None)
+        if self.dim == 2:
+            t = p1 - p0
+            w = centroid - p0
+            inward = t[0] * w[1] - t[1] * w[0] > 0       # body on the left: keep
+            flip = ~inward
+        else:
+            normal = np.cross(p1 - p0, p2 - p0, axis=0)
+            flip = np.einsum("in,in->n", normal, centroid - p0) > 0
+        verts[:, flip] = verts[::-1, flip]
+        return verts

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
-from .search import closest_segments
+from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
+                           node_to_triangle, node_to_vertex)
+from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
 from .surface import ContactSurface
 from .system import Amplitude, BulkSystem
 
@@ -48,6 +50,16 @@ class RigidCircle:
 
 
 @dataclass(frozen=True)
+class RigidPlane(RigidLine):
+    """Rigid plane (3D) through ``point`` with unit ``normal`` towards the slave body."""
+
+
+@dataclass(frozen=True)
+class RigidSphere(RigidCircle):
+    """Rigid sphere (ball, or cavity if ``inside``) translating by ``displacement * amplitude(t)``."""
+
+
+@dataclass(frozen=True)
 class ContactPair:
     """One contact pair.
 
@@ -55,7 +67,7 @@ class ContactPair:
     ----------
     name : str
     slave : ContactSurface
-    master : ContactSurface or RigidLine or RigidCircle
+    master : ContactSurface, RigidLine, RigidCircle (2D), RigidPlane or RigidSphere (3D)
     mu : float
         Coulomb friction coefficient (0: frictionless).
     c_n, c_t : ndarray, shape (m,)
@@ -83,17 +95,24 @@ class PairKinematics:
     local : LocalKinematics
     dofs : ndarray of int, shape (m, k)
         Global DOF of each local variable; ``-1`` for padding.
-    segment : ndarray of int, shape (m,)
-        Master segment (``-1`` for obstacles).
+    facet : ndarray of int, shape (m,)
+        Master segment or facet (``-1`` for obstacles).
     """
 
     local: LocalKinematics
     dofs: np.ndarray
-    segment: np.ndarray
+    facet: np.ndarray
+
+    def take(self, order: np.ndarray) -> "PairKinematics":
+        """Rows ``order`` of every array."""
+        L = self.local
+        local = LocalKinematics(*(getattr(L, f)[order] for f in L.__dataclass_fields__))
+        return PairKinematics(local, self.dofs[order], self.facet[order])
 
 
 def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np.ndarray,
-                    t: float, t0: float, tangent0: np.ndarray | None = None) -> PairKinematics:
+                    t: float, t0: float, tangent0: np.ndarray | None = None,
+                    reference: np.ndarray | None = None) -> PairKinematics:
     """Search, project and evaluate kinematics for one pair.
 
     Parameters
@@ -102,29 +121,85 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         Current and start-of-step coordinates of all global nodes.
     t, t0 : float
         Current and start-of-step pseudo-time (for moving obstacles).
-    tangent0 : ndarray, shape (m, dim), optional
-        Start-of-step master tangents (slip directions against master surfaces).
+    tangent0 : ndarray, shape (m, dim-1, dim), optional
+        Start-of-step tangent bases (slip directions).
+    reference : ndarray, shape (m, 3), optional
+        Reference directions of the 3D tangent bases
+        (:func:`fecontact.kinematics3d.tangent_basis`).
     """
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
     slave_dofs = system.node_dofs(slave)
     master = pair.master
+    dim = x.shape[0]
     if isinstance(master, ContactSurface):
-        ga = system.global_nodes(master.body, master.segments[0])
-        gb = system.global_nodes(master.body, master.segments[1])
+        if dim == 3:
+            return _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference)
+        ga = system.global_nodes(master.body, master.facets[0])
+        gb = system.global_nodes(master.body, master.facets[1])
         proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
         a, b = ga[proj.segment], gb[proj.segment]
         local = node_to_segment(xs, x[:, a].T, x[:, b].T, xs0, x0[:, a].T, x0[:, b].T, tangent0)
         dofs = np.hstack([slave_dofs, system.node_dofs(a), system.node_dofs(b)])
         return PairKinematics(local, dofs, proj.segment)
-    if isinstance(master, RigidLine):
-        local = node_to_line(xs, xs0, master.position(t), master.normal, master.position(t0))
+    p, p0 = master.position(t), master.position(t0)
+    if isinstance(master, RigidPlane):
+        local = node_to_plane(xs, xs0, p, master.normal, p0, tangent0, reference)
+    elif isinstance(master, RigidSphere):
+        local = node_to_sphere(xs, xs0, p, master.radius, p0, master.inside, tangent0, reference)
+    elif isinstance(master, RigidLine):
+        local = node_to_line(xs, xs0, p, master.normal, p0)
     elif isinstance(master, RigidCircle):
-        local = node_to_circle(xs, xs0, master.position(t), master.radius,
-                               master.position(t0), master.inside)
+        local = node_to_circle(xs, xs0, p, master.radius, p0, master.inside)
     else:
         raise TypeError(f"unknown master of pair {pair.name!r}: {type(master).__name__}")
     return PairKinematics(local, slave_dofs, np.full(slave.size, -1))
+
+
+def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,
+                      tangent0, reference) -> PairKinematics:
+    """Node-to-facet kinematics: faces, and edge/vertex fallbacks, in slave-node order."""
+    G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
+    proj = closest_facets(xs, np.transpose(x[:, G], (2, 1, 0)))
+    corners = G[:, proj.facet].T                                  # (m, v)
+    rows = np.arange(xs.shape[0])
+    batches, order = [], []
+
+    def add(sel, kin, nodes):
+        dofs = np.hstack([slave_dofs[sel]] + [system.node_dofs(c) for c in nodes])
+        batches.append(PairKinematics(kin, dofs, proj.facet[sel]))
+        order.append(rows[sel])
+
+    def sub(arr, sel):
+        return None if arr is None else arr[sel]
+
+    face = proj.feature == FACE
+    for sel, nodes in ((face, None), (proj.feature == EDGE, 2), (proj.feature == VERTEX, 1)):
+        if not sel.any():
+            continue
+        t0s, refs = sub(tangent0, sel), sub(reference, sel)
+        if nodes is None:
+            c = corners[sel].T
+            cur = [x[:, ci].T for ci in c]
+            old = [x0[:, ci].T for ci in c]
+            if c.shape[0] == 3:
+                kin = node_to_triangle(xs[sel], *cur, xs0[sel], *old, t0s, refs)
+            else:
+                kin = node_to_quad(xs[sel], np.stack(cur, axis=1), xs0[sel], np.stack(old, axis=1),
+                                   t0s, refs)
+            add(sel, kin, list(c))
+            continue
+        loc = proj.local[sel]
+        c = [corners[sel][np.arange(loc.shape[0]), loc[:, j]] for j in range(nodes)]
+        side = proj.side[sel]
+        if nodes == 2:
+            kin = node_to_edge(xs[sel], x[:, c[0]].T, x[:, c[1]].T, xs0[sel], x0[:, c[0]].T,
+                               x0[:, c[1]].T, side, t0s, refs)
+        else:
+            kin = node_to_vertex(xs[sel], x[:, c[0]].T, xs0[sel], x0[:, c[0]].T, side, t0s, refs)
+        add(sel, kin, c)
+    merged = stack(batches)
+    return merged.take(np.argsort(np.concatenate(order)))
 
 
 def _pad(a: np.ndarray, k: int, axes: tuple, fill=0.0) -> np.ndarray:
@@ -144,10 +219,9 @@ def stack(batches: list) -> PairKinematics:
     local = LocalKinematics(
         gap=cat([l.gap for l in L]), slip=cat([l.slip for l in L]),
         normal=cat([l.normal for l in L]), tangent=cat([l.tangent for l in L]),
-        xi=cat([l.xi for l in L]),
         d_gap=cat([_pad(l.d_gap, k, (1,)) for l in L]),
         d_slip=cat([_pad(l.d_slip, k, (2,)) for l in L]),
         h_gap=cat([_pad(l.h_gap, k, (1, 2)) for l in L]),
         h_slip=cat([_pad(l.h_slip, k, (2, 3)) for l in L]))
     dofs = cat([_pad(b.dofs, k, (1,), fill=-1) for b in batches])
-    return PairKinematics(local, dofs, cat([b.segment for b in batches]))
+    return PairKinematics(local, dofs, cat([b.facet for b in batches]))

@@ -41,37 +41,39 @@ class LocalKinematics:
 
     Attributes
     ----------
+    ``d`` is the dimension, ``q = d - 1`` the number of tangential
+    components and ``k`` the number of local variables.
+
     gap : ndarray, shape (m,)
-    slip : ndarray, shape (m, 1)
-        Tangential slip increment along ``tangent`` over the current step.
-    normal, tangent : ndarray, shape (m, 2)
-        Master normal (towards the slave) and tangent.
-    xi : ndarray, shape (m,)
-        Parametric coordinate of the projection on the segment (``nan`` for
-        analytic obstacles).
+    slip : ndarray, shape (m, q)
+        Tangential slip increment over the current step, in components along
+        the start-of-step tangent basis.
+    normal : ndarray, shape (m, d)
+        Master normal (towards the slave).
+    tangent : ndarray, shape (m, q, d)
+        Current tangent basis; in 2D ``tau = (-n_y, n_x)``.
     d_gap : ndarray, shape (m, k)
-    d_slip : ndarray, shape (m, 1, k)
+    d_slip : ndarray, shape (m, q, k)
     h_gap : ndarray, shape (m, k, k)
-    h_slip : ndarray, shape (m, 1, k, k)
+    h_slip : ndarray, shape (m, q, k, k)
     """
 
     gap: np.ndarray
     slip: np.ndarray
     normal: np.ndarray
     tangent: np.ndarray
-    xi: np.ndarray
     d_gap: np.ndarray
     d_slip: np.ndarray
     h_gap: np.ndarray
     h_slip: np.ndarray
 
 
-def _pack(gap: Jet, slip: Jet, normal, tangent, xi) -> LocalKinematics:
+def _pack(gap: Jet, slip: Jet, normal, tangent) -> LocalKinematics:
     return LocalKinematics(
         gap=gap.value, slip=slip.value[:, None],
         normal=np.column_stack([c.value if isinstance(c, Jet) else c for c in normal]),
-        tangent=np.column_stack([c.value if isinstance(c, Jet) else c for c in tangent]),
-        xi=xi, d_gap=gap.grad, d_slip=slip.grad[:, None, :],
+        tangent=np.column_stack([c.value if isinstance(c, Jet) else c for c in tangent])[:, None, :],
+        d_gap=gap.grad, d_slip=slip.grad[:, None, :],
         h_gap=gap.hess, h_slip=slip.hess[:, None, :, :])
 
 
@@ -84,7 +86,7 @@ def node_to_segment(x_s, x_a, x_b, x_s0, x_a0, x_b0, tangent0=None) -> LocalKine
         Current coordinates of slave node and segment ends.
     x_s0, x_a0, x_b0 : ndarray, shape (m, 2)
         The same nodes at the start of the step.
-    tangent0 : ndarray, shape (m, 2), optional
+    tangent0 : ndarray, shape (m, 1, 2), optional
         Slip direction (start-of-step master tangent); the current tangent
         if omitted.
 
@@ -104,8 +106,8 @@ def node_to_segment(x_s, x_a, x_b, x_s0, x_a0, x_b0, tangent0=None) -> LocalKine
     gap = dot(n, d)
     rel = [(s[i] - x_s0[:, i]) - (1.0 - xi) * (a[i] - x_a0[:, i]) - xi * (b[i] - x_b0[:, i])
            for i in range(2)]
-    slip = dot(tau if tangent0 is None else [tangent0[:, 0], tangent0[:, 1]], rel)
-    return _pack(gap, slip, n, tau, xi.value)
+    slip = dot(tau if tangent0 is None else [tangent0[:, 0, 0], tangent0[:, 0, 1]], rel)
+    return _pack(gap, slip, n, tau)
 
 
 def node_to_line(x_s, x_s0, point, normal, point0) -> LocalKinematics:
@@ -122,7 +124,7 @@ def node_to_line(x_s, x_s0, point, normal, point0) -> LocalKinematics:
     slip = tau[0] * (s[0] - x_s0[:, 0]) + tau[1] * (s[1] - x_s0[:, 1]) - float(tau @ shift)
     m = x_s.shape[0]
     return _pack(gap, slip, [np.full(m, nrm[0]), np.full(m, nrm[1])],
-                 [np.full(m, tau[0]), np.full(m, tau[1])], np.full(m, np.nan))
+                 [np.full(m, tau[0]), np.full(m, tau[1])])
 
 
 def node_to_circle(x_s, x_s0, center, radius, center0, inside=False) -> LocalKinematics:
@@ -141,4 +143,4 @@ def node_to_circle(x_s, x_s0, center, radius, center0, inside=False) -> LocalKin
     gap = sign * (dist - radius)
     shift = c - np.asarray(center0, float)
     slip = tau[0] * (s[0] - x_s0[:, 0] - shift[0]) + tau[1] * (s[1] - x_s0[:, 1] - shift[1])
-    return _pack(gap, slip, n, tau, np.full(x_s.shape[0], np.nan))
+    return _pack(gap, slip, n, tau)

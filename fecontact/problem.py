@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from .contact import ContactPair, PairKinematics, pair_kinematics, stack
 from .friction import ContactResidual, alart_curnier
+from .kinematics3d import reference_directions
 from .surface import ContactSurface
 from .system import BulkSystem
 
@@ -45,13 +46,16 @@ class StepState:
     u : ndarray, shape (n,)
         Full displacement.
     multiplier : ndarray, shape (m, dim)
-        ``(lam_n, lam_t)`` per slave node.
+        ``(lam_n, lam_t)`` per slave node, ``lam_t`` in components along
+        ``tangent``.
     slip : ndarray, shape (m, dim)
         Accumulated slip vector (sum of ``Delta s * tau`` over accepted steps).
     status : ndarray of int, shape (m,)
     gap : ndarray, shape (m,)
-    normal, tangent : ndarray, shape (m, dim)
-        Master normal and tangent at each node's projection.
+    normal : ndarray, shape (m, dim)
+        Master normal at each node's projection.
+    tangent : ndarray, shape (m, dim-1, dim)
+        Tangent basis there (the slip directions of the next increment).
     """
 
     t: float
@@ -64,8 +68,9 @@ class StepState:
     tangent: np.ndarray
 
     def traction(self) -> np.ndarray:
-        """Traction on each slave node from the master, ``lam_n n + lam_t tau``, shape (m, dim)."""
-        return self.multiplier[:, :1] * self.normal + self.multiplier[:, 1:2] * self.tangent
+        """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""
+        return (self.multiplier[:, :1] * self.normal
+                + np.einsum("mq,mqd->md", self.multiplier[:, 1:], self.tangent))
 
 
 @dataclass(frozen=True)
@@ -159,10 +164,15 @@ class ContactProblem:
         for p in self.pairs:
             nodes.append(self.system.global_nodes(p.slave.body, p.slave.nodes))
             if isinstance(p.master, ContactSurface):
-                nodes.append(self.system.global_nodes(p.master.body, np.unique(p.master.segments)))
+                nodes.append(self.system.global_nodes(p.master.body, np.unique(p.master.facets)))
         dofs = self.system.node_dofs(np.concatenate(nodes)).ravel() if nodes else np.zeros(0, int)
         T = self.system.T.tocsr()[dofs]
         self.contact_dofs = np.unique(T.indices)
+        # fixed per-node reference directions of the 3D tangent bases
+        self.reference = None
+        if self.dim == 3 and self.pairs:
+            self.reference = reference_directions(self.kinematics(np.zeros(self.system.n_dofs), 0.0,
+                                                                  None).local.normal)
 
     @property
     def dim(self) -> int:
@@ -183,12 +193,17 @@ class ContactProblem:
 
     def kinematics(self, u: np.ndarray, t: float, state: StepState) -> PairKinematics:
         x = self.coordinates(u)
-        if state is None:
-            return stack([pair_kinematics(p, self.system, x, x, t, t) for p in self.pairs])
-        x0 = self.coordinates(state.u)
+        x0 = x if state is None else self.coordinates(state.u)
+        t0 = t if state is None else state.t
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
-        return stack([pair_kinematics(p, self.system, x, x0, t, state.t,
-                                      state.tangent[bounds[i]:bounds[i + 1]])
+        reference = getattr(self, "reference", None)
+
+        def part(arr, i):
+            return None if arr is None else arr[bounds[i]:bounds[i + 1]]
+
+        return stack([pair_kinematics(p, self.system, x, x0, t, t0,
+                                      part(None if state is None else state.tangent, i),
+                                      part(reference, i))
                       for i, p in enumerate(self.pairs)])
 
     def friction_coefficient(self, state: StepState) -> np.ndarray:

@@ -62,3 +62,115 @@ def closest_segments(x_slave: np.ndarray, x_a: np.ndarray, x_b: np.ndarray,
     best = np.argmin(dist + 1e-9 * length * (outside > 0), axis=1)
     rows = np.arange(x_slave.shape[0])
     return Projection(cand[rows, best], xi[rows, best], dist[rows, best])
+
+
+#: Features of a master facet that a slave node can project on.
+VERTEX, EDGE, FACE = 0, 1, 2
+
+# flat triangles covering a facet with v vertices, and its boundary edges
+_TRIANGLES = {3: ((0, 1, 2),), 4: ((0, 1, 2), (0, 2, 3))}
+
+
+@dataclass(frozen=True)
+class FacetProjection:
+    """Closest master facet feature of each slave node (3D).
+
+    Attributes
+    ----------
+    facet : ndarray of int, shape (m,)
+        Index into the master facets.
+    feature : ndarray of int, shape (m,)
+        ``FACE`` when the node projects inside the facet, else ``EDGE`` or
+        ``VERTEX`` (the node lies beyond a convex edge or corner of the
+        surface).
+    local : ndarray of int, shape (m, 2)
+        Facet-local vertices of the edge ``(i, j)`` or vertex ``(i, -1)``.
+    side : ndarray, shape (m,)
+        ``+1`` if the node lies on the outer side of the facet plane, else ``-1``.
+    distance : ndarray, shape (m,)
+        Distance to the closest point.
+    """
+
+    facet: np.ndarray
+    feature: np.ndarray
+    local: np.ndarray
+    side: np.ndarray
+    distance: np.ndarray
+
+
+def _segment_distance(p, a, b):
+    """Distance of points to segments and the clamped parameter; shapes (..., 3) -> (...)."""
+    t = b - a
+    s = np.einsum("...i,...i->...", p - a, t) / np.einsum("...i,...i->...", t, t)
+    s = np.clip(s, 0.0, 1.0)
+    return np.linalg.norm(p - (a + s[..., None] * t), axis=-1), s
+
+
+def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 12,
+                   tolerance: float = 1e-3) -> FacetProjection:
+    """Project slave nodes onto the closest feature of flat triangles or quadrilaterals.
+
+    Candidates are the facets with the ``n_candidates`` nearest centroids
+    (KD-tree).  A node projects on a FACE if its normal projection falls
+    inside a candidate (quadrilaterals are tested as two triangles); among
+    these the nearest wins.  Otherwise its closest point is on an edge or a
+    vertex; when that point is closer than ``tolerance`` times the facet size
+    the node is treated as projecting on the nearest facet's plane (the edge
+    normal is undefined at zero distance).
+
+    Parameters
+    ----------
+    x_slave : ndarray, shape (m, 3)
+    facets : ndarray, shape (n_facets, v, 3)
+        Vertex coordinates, ``v = 3`` or ``4``, cyclic order.
+    """
+    m = x_slave.shape[0]
+    n_f, v, _ = facets.shape
+    k = min(n_candidates, n_f)
+    tree = cKDTree(facets.mean(axis=1))
+    _, cand = tree.query(x_slave, k=k)
+    cand = cand.reshape(m, k)
+    X = facets[cand]                                   # (m, k, v, 3)
+    p = x_slave[:, None, :]                            # (m, 1, 3)
+    size = np.linalg.norm(X[:, :, 2] - X[:, :, 0], axis=-1)
+    # normal projection inside one of the flat triangles
+    inside = np.zeros((m, k), dtype=bool)
+    plane = np.full((m, k), np.inf)
+    side = np.ones((m, k))
+    for tri in _TRIANGLES[v]:
+        a, b, c = (X[:, :, i] for i in tri)
+        e1, e2, d = b - a, c - a, p - a
+        n = np.cross(e1, e2)
+        n /= np.linalg.norm(n, axis=-1)[..., None]
+        a11, a12, a22 = (np.einsum("mki,mki->mk", u, w) for u, w in ((e1, e1), (e1, e2), (e2, e2)))
+        r1, r2 = np.einsum("mki,mki->mk", e1, d), np.einsum("mki,mki->mk", e2, d)
+        det = a11 * a22 - a12 * a12
+        xi, eta = (a22 * r1 - a12 * r2) / det, (a11 * r2 - a12 * r1) / det
+        eps = 1e-10
+        here = (xi >= -eps) & (eta >= -eps) & (xi + eta <= 1.0 + eps)
+        dist = np.einsum("mki,mki->mk", n, d)
+        take = here & ~inside
+        plane = np.where(take, np.abs(dist), plane)
+        inside |= here
+        first = tri == _TRIANGLES[v][0]
+        side = np.where(first, np.where(dist >= 0.0, 1.0, -1.0), side)
+    # closest point on the boundary edges
+    edge_dist = np.empty((m, k, v))
+    edge_par = np.empty((m, k, v))
+    for i in range(v):
+        edge_dist[:, :, i], edge_par[:, :, i] = _segment_distance(p, X[:, :, i], X[:, :, (i + 1) % v])
+    edge = np.argmin(edge_dist, axis=2)
+    boundary = np.take_along_axis(edge_dist, edge[..., None], axis=2)[..., 0]
+    distance = np.where(inside, plane, boundary)
+    best = np.argmin(distance + np.where(inside, 0.0, 1e-9 * size), axis=1)
+    rows = np.arange(m)
+    facet = cand[rows, best]
+    is_face = inside[rows, best] | (distance[rows, best] <= tolerance * size[rows, best])
+    e = edge[rows, best]
+    s = edge_par[rows, best, e]
+    at_vertex = (s <= 0.0) | (s >= 1.0)
+    feature = np.where(is_face, FACE, np.where(at_vertex, VERTEX, EDGE))
+    first = np.where(s >= 1.0, (e + 1) % v, e)
+    local = np.column_stack([np.where(feature == EDGE, e, first),
+                             np.where(feature == EDGE, (e + 1) % v, -1)])
+    return FacetProjection(facet, feature, local, side[rows, best], distance[rows, best])

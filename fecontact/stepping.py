@@ -61,7 +61,9 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     lam = result.unknowns[ev.n_reduced:].reshape(-1, d)
     kin = ev.kinematics.local
     active = ev.contact.status != 0
-    slip = state.slip + np.where(active[:, None], kin.slip[:, :1] * kin.tangent, 0.0)
+    # slip components are along the start-of-increment tangent basis
+    step_slip = np.einsum("mq,mqd->md", kin.slip, state.tangent)
+    slip = state.slip + np.where(active[:, None], step_slip, 0.0)
     return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy(),
                      kin.gap.copy(), kin.normal.copy(), kin.tangent.copy())
 

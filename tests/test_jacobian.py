@@ -49,7 +49,7 @@ def test_assembled_jacobian_matches_finite_differences(name):
         minus = problem.evaluate(x - h * v, t, state, jacobian=False)
         assert np.array_equal(plus.contact.status, status)
         assert np.array_equal(minus.contact.status, status)
-        assert np.array_equal(plus.kinematics.segment, ev.kinematics.segment)
+        assert np.array_equal(plus.kinematics.facet, ev.kinematics.facet)
         fd = (plus.residual - minus.residual) / (2 * h)
         err = np.linalg.norm(J @ v - fd) / np.linalg.norm(fd)
         assert err < 1e-6, err

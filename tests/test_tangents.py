@@ -20,7 +20,7 @@ def _fd_check(fun, z, h=1e-6):
         plus, minus = fun(z + e), fun(z - e)
         for name in ("gap", "slip"):
             fd = (getattr(plus, name) - getattr(minus, name)) / (2 * h)
-            grad = base.d_gap[:, j] if name == "gap" else base.d_slip[:, 0, j]
+            grad = base.d_gap[:, j] if name == "gap" else base.d_slip[:, :, j]
             np.testing.assert_allclose(grad, fd.reshape(grad.shape), rtol=1e-6, atol=1e-8)
         fd_hg = (plus.d_gap - minus.d_gap) / (2 * h)
         np.testing.assert_allclose(base.h_gap[:, :, j], fd_hg, rtol=1e-5, atol=1e-6)
@@ -34,8 +34,8 @@ def test_node_to_segment_derivatives():
     xb = xa + rng.uniform(0.5, 1.0, (m, 2)) * np.array([1.0, 0.3])
     xs = 0.5 * (xa + xb) + rng.uniform(-0.2, 0.2, (m, 2))
     x0 = [xs - 0.01, xa + 0.02, xb - 0.005]
-    t0 = rng.standard_normal((m, 2))
-    t0 /= np.linalg.norm(t0, axis=1)[:, None]
+    t0 = rng.standard_normal((m, 1, 2))
+    t0 /= np.linalg.norm(t0, axis=2)[:, :, None]
 
     for tangent0 in (None, t0):
         def fun(z):
@@ -52,7 +52,7 @@ def test_node_to_segment_geometry():
     # a -> b along +x with the body on the left (above): outward normal is -y
     np.testing.assert_allclose(k.normal, [[0, -1], [0, -1]])
     np.testing.assert_allclose(k.gap, [0.1, -0.3])
-    np.testing.assert_allclose(k.xi, [0.25, 0.5])
+    np.testing.assert_allclose(k.tangent, [[[1, 0]], [[1, 0]]])
     np.testing.assert_allclose(k.slip, 0.0)
 
 
