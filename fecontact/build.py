@@ -10,7 +10,7 @@ import skfem
 
 from .bodies import Body
 from .case import CaseError
-from .contact import ContactPair, RigidCircle, RigidLine
+from .contact import ContactPair, RigidCircle, RigidLine, RigidPlane, RigidSphere
 from .elasticity import Material, constant_load
 from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
@@ -160,7 +160,7 @@ def build_model(case: dict) -> Model:
             if key not in spec:
                 raise CaseError(f"{source}: '{where}' needs '{key}'")
         slave = _surface(spec["slave"], f"{where}.slave", bodies, index, source)
-        master = _master(spec["master"], f"{where}.master", bodies, index, source)
+        master = _master(spec["master"], f"{where}.master", bodies, index, source, system.dim)
         friction = spec.get("friction", {"law": "frictionless"})
         law = friction.get("law", "coulomb")
         if law not in ("coulomb", "frictionless"):
@@ -210,24 +210,43 @@ def _surface(spec, where, bodies, index, source):
         raise CaseError(f"{source}: '{where}.boundary': {err}") from None
 
 
-def _master(spec, where, bodies, index, source):
+def _vector(spec, key, default, dim, where, source) -> np.ndarray:
+    value = np.asarray(spec.get(key, default), float)
+    if value.shape != (dim,):
+        raise CaseError(f"{source}: '{where}.{key}' needs {dim} coordinates, got {spec.get(key)!r}")
+    return value
+
+
+# obstacle name -> (class, dimension)
+OBSTACLES = {"line": (RigidLine, 2), "circle": (RigidCircle, 2),
+             "plane": (RigidPlane, 3), "sphere": (RigidSphere, 3)}
+
+
+def _master(spec, where, bodies, index, source, dim):
     if "body" in spec:
         return _surface(spec, where, bodies, index, source)
     kind = spec.get("obstacle")
-    disp = np.asarray(spec.get("displacement", [0.0, 0.0]), float)
+    if kind not in OBSTACLES:
+        raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = "
+                        f"{'line or circle' if dim == 2 else 'plane or sphere'}")
+    cls, obstacle_dim = OBSTACLES[kind]
+    if obstacle_dim != dim:
+        other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}[kind]
+        raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {obstacle_dim}D obstacle; "
+                        f"the bodies are {dim}D (use {other!r})")
+    zero = [0.0] * dim
+    disp = _vector(spec, "displacement", zero, dim, where, source)
     amp = _amplitude(spec.get("amplitude"), f"{where}.amplitude", source)
-    if kind == "line":
-        normal = np.asarray(spec.get("normal", [0.0, 1.0]), float)
+    if kind in ("line", "plane"):
+        normal = _vector(spec, "normal", zero[:-1] + [1.0], dim, where, source)
         if np.linalg.norm(normal) == 0:
             raise CaseError(f"{source}: '{where}.normal' must be non-zero")
-        return RigidLine(np.asarray(spec.get("point", [0.0, 0.0]), float),
-                         normal / np.linalg.norm(normal), disp, amp)
-    if kind == "circle":
-        for key in ("center", "radius"):
-            if key not in spec:
-                raise CaseError(f"{source}: '{where}' (circle) needs '{key}'")
-        if spec["radius"] <= 0:
-            raise CaseError(f"{source}: '{where}.radius' must be > 0")
-        return RigidCircle(np.asarray(spec["center"], float), float(spec["radius"]),
-                           bool(spec.get("inside", False)), disp, amp)
-    raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = line or circle")
+        return cls(_vector(spec, "point", zero, dim, where, source),
+                   normal / np.linalg.norm(normal), disp, amp)
+    for key in ("center", "radius"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' ({kind}) needs '{key}'")
+    if spec["radius"] <= 0:
+        raise CaseError(f"{source}: '{where}.radius' must be > 0")
+    return cls(_vector(spec, "center", zero, dim, where, source), float(spec["radius"]),
+               bool(spec.get("inside", False)), disp, amp)

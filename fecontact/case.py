@@ -46,7 +46,7 @@ SCHEMA = {
                "max_cutbacks": NUMBER, "max_backtracks": NUMBER},
     "output": {"vtu": BOOL},
     "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
-                  "direction": ARRAY},
+                  "center": ARRAY, "axis": ARRAY, "direction": ARRAY},
 }
 
 

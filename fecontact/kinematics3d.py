@@ -119,8 +119,9 @@ def _slip(rel, n, tangent0, reference):
     if reference is None:
         reference = reference_directions(normal_value)
     basis = tangent_basis(normal_value, reference)
-    if tangent0 is not None:
-        return [dot([tangent0[:, a, i] for i in range(3)], rel) for a in range(2)], basis
+    if tangent0 is not None or not any(isinstance(c, Jet) for c in n):
+        t0 = basis if tangent0 is None else tangent0
+        return [dot([t0[:, a, i] for i in range(3)], rel) for a in range(2)], basis
     r = [reference[:, i] for i in range(3)]
     rn = dot(r, n)
     w = [r[i] - rn * n[i] for i in range(3)]

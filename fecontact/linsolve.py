@@ -59,13 +59,38 @@ def factorize(K: sp.spmatrix):
 
 
 class SchurBackend:
-    """Reuse one factorisation of the bulk stiffness across all Newton iterations."""
+    r"""Reuse one factorisation of the bulk stiffness across all Newton iterations.
+
+    Bodies held only by contact make ``K_hat`` singular.  Then ``r`` DOFs
+    that fix the unsupported rigid-body modes ``Z`` (chosen by QR with column
+    pivoting of ``Z^T``) are pinned by springs of stiffness ``eps`` (the mean
+    diagonal of ``K_hat``); the regularised matrix is factorised, and the
+    exact Newton step follows from the Woodbury identity
+
+    .. math::
+
+        J^{-1} = J_\epsilon^{-1} + J_\epsilon^{-1} P\,(\epsilon^{-1} I
+                 - P^T J_\epsilon^{-1} P)^{-1} P^T J_\epsilon^{-1},\qquad
+        J_\epsilon = J + \epsilon P P^T,
+
+    at the price of ``r`` extra right-hand sides per iteration.
+    """
 
     name = "schur"
 
     def __init__(self, problem):
         self.problem = problem
-        self.lu = factorize(problem.system.K_hat)
+        K_hat = problem.system.K_hat
+        modes = problem.system.free_modes()
+        self.pinned = np.zeros(0, dtype=int)
+        self.eps = 0.0
+        if modes.shape[1]:
+            _, _, piv = la.qr(modes.T, mode="economic", pivoting=True)
+            self.pinned = np.sort(piv[: modes.shape[1]])
+            self.eps = float(np.mean(K_hat.diagonal()))
+            K_hat = K_hat + sp.csc_matrix((np.full(self.pinned.size, self.eps),
+                                           (self.pinned, self.pinned)), shape=K_hat.shape)
+        self.lu = factorize(K_hat)
         universe = problem.contact_dofs
         self.position = np.full(problem.system.n_reduced, -1)
         self.position[universe] = np.arange(universe.size)
@@ -88,21 +113,33 @@ class SchurBackend:
         return self.W[np.ix_(pos, pos)]
 
     def solve(self, ev) -> np.ndarray:
+        if not self.pinned.size:
+            return self._solve(ev, -ev.residual[:, None])[:, 0]
+        rhs = np.zeros((ev.residual.size, 1 + self.pinned.size))
+        rhs[:, 0] = -ev.residual
+        rhs[self.pinned, 1 + np.arange(self.pinned.size)] = 1.0
+        sol = self._solve(ev, rhs)
+        x, Y = sol[:, 0], sol[:, 1:]
+        capacity = np.eye(self.pinned.size) / self.eps - Y[self.pinned]
+        return x + Y @ la.solve(capacity, x[self.pinned])
+
+    def _solve(self, ev, rhs: np.ndarray) -> np.ndarray:
+        """Solve ``J_eps X = rhs`` for right-hand sides ``rhs`` of shape (n, c)."""
         n = ev.n_reduced
-        R1, R2 = ev.residual[:n].copy(), ev.residual[n:]
+        B1, B2 = rhs[:n].copy(), rhs[n:]
         J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
         for block in (J12, J21):
             block.eliminate_zeros()     # e.g. x-components against a horizontal flat
         D_full = (ev.J11 - self.problem.system.K_hat).tocsr()
         D_full.eliminate_zeros()
-        # multipliers with u-independent, diagonal rows: dlam = -R2/J22_ii
+        # multipliers with u-independent, diagonal rows: dlam = B2/J22_ii
         row_nnz_u = np.diff(J21.indptr)
         offdiag = J22 - sp.diags(J22.diagonal())
         offdiag.eliminate_zeros()
         trivial = (row_nnz_u == 0) & (np.diff(offdiag.tocsr().indptr) == 0)
-        dlam = np.zeros(R2.size)
-        dlam[trivial] = -R2[trivial] / J22.diagonal()[trivial]
-        R1 = R1 + J12[:, trivial] @ dlam[trivial]
+        dlam = np.zeros(B2.shape)
+        dlam[trivial] = B2[trivial] / J22.diagonal()[trivial, None]
+        B1 = B1 - J12[:, trivial] @ dlam[trivial]
         engaged = np.flatnonzero(~trivial)
         J12e = J12[:, engaged]
         J21e = J21[engaged]
@@ -110,24 +147,22 @@ class SchurBackend:
             J21e.indices, J12e.tocsr().nonzero()[0],
             D_full.nonzero()[0], D_full.nonzero()[1]])).astype(int)
         if S.size == 0:
-            du = self.lu.solve(-R1)
-            return np.concatenate([du, dlam])
+            return np.vstack([self.lu.solve(B1), dlam])
         W = self.compliance(S)
         D = D_full[S][:, S].toarray()
         E = -J12e[S].toarray()
         F = J21e[:, S].toarray()
         G = J22[engaged][:, engaged].toarray()
-        w0 = self.lu.solve(R1)[S]
-        s, q = S.size, engaged.size
+        w0 = self.lu.solve(B1)[S]
+        s = S.size
         M = np.block([[np.eye(s) + W @ D, -W @ E], [F, G]])
-        rhs = np.concatenate([-w0, -R2[engaged]])
-        sol = la.solve(M, rhs)
+        sol = la.solve(M, np.vstack([w0, B2[engaged]]))
         y, dl = sol[:s], sol[s:]
-        rhs_u = -R1
+        rhs_u = B1
         rhs_u[S] -= D @ y - E @ dl
         du = self.lu.solve(rhs_u)
         dlam[engaged] = dl
-        return np.concatenate([du, dlam])
+        return np.vstack([du, dlam])
 
 
 BACKENDS = {"direct": DirectBackend, "schur": SchurBackend}
@@ -136,13 +171,11 @@ BACKENDS = {"direct": DirectBackend, "schur": SchurBackend}
 def make_backend(name: str, problem):
     """Backend by name.
 
-    ``"auto"`` picks ``schur`` unless contact alone holds a body (a rigid-body
-    mode that neither Dirichlet conditions nor couplings remove, or a bulk
-    stiffness SuperLU finds singular); then it picks ``direct``.
+    ``"auto"`` picks ``schur`` (which handles bodies held only by contact
+    through pinned rigid-body modes), and ``direct`` if the regularised bulk
+    stiffness still cannot be factorised.
     """
     if name == "auto":
-        if problem.system.has_floating_bodies:
-            return DirectBackend(problem)
         try:
             return SchurBackend(problem)
         except RuntimeError as err:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .analytic import CattaneoMindlinLine, HertzLine, relative_l2_error
+from .analytic3d import CattaneoMindlinSphere, HertzSphere, weighted_l2_error
 from .case import CaseError
 from .contact import ContactPair
 from .friction import OPEN, SLIP, STICK
@@ -132,7 +133,99 @@ def model_slave_nodes(model) -> np.ndarray:
     return slave_global_nodes(model.problem)
 
 
-REFERENCES = {"hertz_line": hertz_line, "cattaneo_mindlin_line": cattaneo_mindlin_line}
+def _radial(model, pair, sl, ref):
+    """Distance of each slave node (reference configuration) from the contact axis.
+
+    The axis passes through the slave body's mesh ``center`` (or
+    ``reference.center``) along ``reference.axis`` (default ``z``).
+    """
+    center = np.asarray(ref.get("center", model.case["bodies"][pair.slave.body]["mesh"]
+                                .get("center", [0.0, 0.0, 0.0])), float)
+    axis = np.asarray(ref.get("axis", [0.0, 0.0, 1.0]), float)
+    axis = axis / np.linalg.norm(axis)
+    d = model.problem.X[:, model_slave_nodes(model)[sl]].T - center
+    return np.linalg.norm(d - np.outer(d @ axis, axis), axis=1)
+
+
+def _zone_radius(area: np.ndarray, inside: np.ndarray) -> float:
+    """Radius of the disc with the lumped area of the nodes ``inside``."""
+    return float(np.sqrt(np.sum(area[inside]) / np.pi))
+
+
+def _oscillation(pair: ContactPair, values: np.ndarray, mask: np.ndarray) -> float:
+    """RMS over ``mask`` nodes of ``value - mean of the surface neighbours' values``.
+
+    A smooth field gives a second-order small number; node-to-node
+    (checkerboard) oscillation gives a value of the oscillation's amplitude.
+    """
+    local = np.searchsorted(pair.slave.nodes, pair.slave.facets)         # (v, n_facets)
+    v = local.shape[0]
+    i = np.concatenate([local[a] for a in range(v) for b in range(v) if a != b])
+    j = np.concatenate([local[b] for a in range(v) for b in range(v) if a != b])
+    n = pair.slave.nodes.size
+    pairs_ = np.unique(np.column_stack([i, j]), axis=0)
+    count = np.bincount(pairs_[:, 0], minlength=n)
+    mean = np.bincount(pairs_[:, 0], weights=values[pairs_[:, 1]], minlength=n) / np.maximum(count, 1)
+    dev = (values - mean)[mask]
+    return float(np.sqrt(np.mean(dev**2))) if dev.size else 0.0
+
+
+def hertz_sphere(model, state, ref: dict) -> dict:
+    """Peak pressure, contact radius, pressure profile and smoothness against Hertz (3D)."""
+    _, pair, sl = _pair_slice(model, ref.get("contact"))
+    radius, e_star, _ = _geometry(model, pair, ref)
+    r = _radial(model, pair, sl, ref)
+    p = state.multiplier[sl, 0]
+    status = state.status[sl]
+    area = pair.slave.area
+    P = float(np.sum(area * p))
+    hertz = HertzSphere(P, radius, e_star)
+    a = hertz.contact_radius
+    core = (r < 0.8 * a) & (status != OPEN)
+    out = {
+        "load": _metric(P),
+        "peak_pressure": _metric(p.max(), hertz.peak_pressure),
+        "contact_radius": _metric(_zone_radius(area, status != OPEN), a),
+        "pressure_l2_error": _metric(weighted_l2_error(area, p, hertz.pressure(r))),
+        "pressure_oscillation": _metric(_oscillation(pair, p, core) / hertz.peak_pressure),
+        "contact_nodes_in_patch": _metric(int(np.sum(status != OPEN))),
+        "element_size_at_contact": _metric(float(np.sqrt(np.median(area[status != OPEN])))),
+    }
+    if pair.mu > 0:
+        out["stick_radius"] = _metric(_zone_radius(area, status == STICK))
+    return out
+
+
+def cattaneo_mindlin_sphere(model, state, ref: dict) -> dict:
+    """Stick radius and shear traction against Cattaneo–Mindlin (3D)."""
+    _, pair, sl = _pair_slice(model, ref.get("contact"))
+    radius, e_star, _ = _geometry(model, pair, ref)
+    direction = np.asarray(ref.get("direction", [1.0, 0.0, 0.0]), float)
+    direction = direction / np.linalg.norm(direction)
+    r = _radial(model, pair, sl, ref)
+    traction = state.traction()[sl]
+    status = state.status[sl]
+    area = pair.slave.area
+    p = state.multiplier[sl, 0]
+    q = -(traction @ direction)          # friction on the loaded body opposes the load
+    P, Q = float(np.sum(area * p)), float(np.sum(area * q))
+    cm = CattaneoMindlinSphere(P, Q, pair.mu, radius, e_star)
+    return {
+        "normal_load": _metric(P),
+        "tangential_load": _metric(Q),
+        "load_ratio": _metric(Q / (pair.mu * P)),
+        "contact_radius": _metric(_zone_radius(area, status != OPEN), cm.contact_radius),
+        "stick_radius": _metric(_zone_radius(area, status == STICK), cm.stick_radius),
+        "stick_ratio": _metric(_zone_radius(area, status == STICK) / _zone_radius(area, status != OPEN),
+                               cm.stick_radius / cm.contact_radius),
+        "shear_traction_l2_error": _metric(weighted_l2_error(area, q, cm.shear_traction(r))),
+        "pressure_l2_error": _metric(weighted_l2_error(area, p, cm.pressure(r))),
+        "slip_nodes": _metric(int(np.sum(status == SLIP))),
+    }
+
+
+REFERENCES = {"hertz_line": hertz_line, "cattaneo_mindlin_line": cattaneo_mindlin_line,
+              "hertz_sphere": hertz_sphere, "cattaneo_mindlin_sphere": cattaneo_mindlin_sphere}
 
 
 def evaluate_reference(model, state) -> dict:

@@ -31,12 +31,32 @@ import numpy as np
 
 from .problem import ContactProblem, StepState
 
-# VTK cell type per element: (meshio name, function body -> connectivity of DOF nodes)
+# scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)
+_HEX_TO_VTK = [0, 3, 6, 2, 1, 5, 7, 4]
+
+# VTK cell type per (element, dimension): (meshio name, body -> connectivity of DOF nodes)
 _CELLS = {
-    "P1": ("triangle", lambda b: b.mesh.t.T),
-    "Q1": ("quad", lambda b: b.mesh.t.T),
-    "P2": ("triangle6", lambda b: np.vstack([b.mesh.t, b.mesh.p.shape[1] + b.mesh.t2f]).T),
+    ("P1", 2): ("triangle", lambda b: b.mesh.t.T),
+    ("Q1", 2): ("quad", lambda b: b.mesh.t.T),
+    ("P2", 2): ("triangle6", lambda b: np.vstack([b.mesh.t, b.edge_node(b.mesh.t2f)]).T),
+    ("P1", 3): ("tetra", lambda b: b.mesh.t.T),
+    ("Q1", 3): ("hexahedron", lambda b: b.mesh.t[_HEX_TO_VTK].T),
+    ("P2", 3): ("tetra10", lambda b: _tetra10(b)),
 }
+
+
+def _tetra10(body) -> np.ndarray:
+    """VTK quadratic tetrahedra: vertices, then edges 01, 12, 02, 03, 13, 23."""
+    t = body.mesh.t
+    edges = body.mesh.edges
+    t2e = body.mesh.t2e
+    cols = []
+    for i, j in ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3)):
+        lo, hi = np.minimum(t[i], t[j]), np.maximum(t[i], t[j])
+        ends = np.sort(edges[:, t2e], axis=0)             # (2, 6, n)
+        match = (ends[0] == lo) & (ends[1] == hi)
+        cols.append(body.edge_node(t2e[match.argmax(axis=0), np.arange(t.shape[1])]))
+    return np.vstack([t, np.array(cols)]).T
 
 
 def _pad3(a: np.ndarray) -> np.ndarray:
@@ -77,7 +97,7 @@ def write_vtu(path: Path, problem: ContactProblem, state: StepState) -> None:
     points = _pad3(problem.X.T)
     cells = []
     for b, body in enumerate(sysm.bodies):
-        kind, conn = _CELLS[body.element]
+        kind, conn = _CELLS[(body.element, body.dim)]
         cells.append((kind, conn(body) + sysm.node_offset[b]))
     meshio.write(str(path), meshio.Mesh(points, cells, point_data=point_data(problem, state)),
                  file_format="vtu")

@@ -114,40 +114,69 @@ class BulkSystem:
     def n_reduced(self) -> int:
         return self.T.shape[1]
 
-    def floating_bodies(self) -> list:
-        """Names of bodies with a rigid-body mode that no Dirichlet condition removes.
+    def _free_modes(self, b: int) -> np.ndarray:
+        """Rigid-body modes of body ``b`` that no Dirichlet condition or coupling removes.
 
         A mode (translations, and rotations about the centroid) survives when it
         vanishes on every Dirichlet DOF of the body and is uniform on every
-        coupling, i.e. when the matrix of its values there is rank deficient.
-        Such a body is held only by contact (or free).
+        coupling, i.e. when it lies in the null space of the matrix of the
+        modes' values there.
+
+        Returns
+        -------
+        ndarray, shape (n_body_dofs, r)
+            Surviving modes (``r = 0`` for a supported body).
         """
         dim = self.dim
-        out = []
-        for b, body in enumerate(self.bodies):
-            X = body.node_coords
-            Xc = X - X.mean(axis=1, keepdims=True)
-            modes = [np.eye(dim)[:, [c]] * np.ones((1, X.shape[1])) for c in range(dim)]
-            pairs = [(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]
-            for i, j in pairs:
-                r = np.zeros_like(X)
-                r[i], r[j] = -Xc[j], Xc[i]
-                modes.append(r)
-            values = np.array([m.T.ravel() for m in modes]).T     # (body dofs, n_modes)
-            rows = []
-            for bc in self.dirichlet:
-                if bc.body == b:
-                    dofs = dim * np.asarray(bc.nodes)[:, None] + np.asarray(bc.components)
-                    rows.append(values[dofs.ravel()])
-            for cp in self.couplings:
-                if cp.body == b:
-                    v = values[dim * np.asarray(cp.nodes) + cp.component]
-                    rows.append(v - v[:1])
-            M = np.vstack(rows) if rows else np.zeros((0, values.shape[1]))
-            scale = max(np.abs(Xc).max(), 1.0)
-            if np.linalg.matrix_rank(M / scale, tol=1e-10) < values.shape[1]:
-                out.append(body.name)
-        return out
+        body = self.bodies[b]
+        X = body.node_coords
+        Xc = X - X.mean(axis=1, keepdims=True)
+        modes = [np.eye(dim)[:, [c]] * np.ones((1, X.shape[1])) for c in range(dim)]
+        pairs = [(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]
+        for i, j in pairs:
+            r = np.zeros_like(X)
+            r[i], r[j] = -Xc[j], Xc[i]
+            modes.append(r)
+        values = np.array([m.T.ravel() for m in modes]).T     # (body dofs, n_modes)
+        rows = []
+        for bc in self.dirichlet:
+            if bc.body == b:
+                dofs = dim * np.asarray(bc.nodes)[:, None] + np.asarray(bc.components)
+                rows.append(values[dofs.ravel()])
+        for cp in self.couplings:
+            if cp.body == b:
+                v = values[dim * np.asarray(cp.nodes) + cp.component]
+                rows.append(v - v[:1])
+        M = np.vstack(rows) if rows else np.zeros((0, values.shape[1]))
+        scale = max(np.abs(Xc).max(), 1.0)
+        rank = np.linalg.matrix_rank(M / scale, tol=1e-10) if M.size else 0
+        if rank == values.shape[1]:
+            return np.zeros((values.shape[0], 0))
+        _, _, vt = np.linalg.svd(np.vstack([M / scale, np.zeros((1, values.shape[1]))]))
+        return values @ vt[rank:].T
+
+    def floating_bodies(self) -> list:
+        """Names of bodies with a rigid-body mode that no Dirichlet condition removes.
+
+        Such a body is held only by contact (or free); see :meth:`_free_modes`.
+        """
+        return [body.name for b, body in enumerate(self.bodies) if self._free_modes(b).shape[1]]
+
+    def free_modes(self) -> np.ndarray:
+        """Unsupported rigid-body modes of all bodies in reduced numbering, shape (n_red, r).
+
+        They span the null space of ``K_hat``; contact must hold them.
+        """
+        cols = []
+        counts = np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
+        for b in range(len(self.bodies)):
+            modes = self._free_modes(b)
+            lo, hi = self.dim * self.node_offset[b], self.dim * self.node_offset[b + 1]
+            for j in range(modes.shape[1]):
+                u = np.zeros(self.n_dofs)
+                u[lo:hi] = modes[:, j]
+                cols.append((self.T.T @ u) / counts)
+        return np.column_stack(cols) if cols else np.zeros((self.n_reduced, 0))
 
     @property
     def has_floating_bodies(self) -> bool:

@@ -1,0 +1,119 @@
+r"""Closed-form reference solutions for 3D (axisymmetric) sphere contact.
+
+- Hertz contact of elastic spheres (or a sphere on a flat) under a normal
+  force ``P``: K. L. Johnson, *Contact Mechanics*, 1985, §4.2,
+
+  .. math::
+
+      a = \Big(\frac{3PR}{4E^*}\Big)^{1/3},\quad p_0 = \frac{3P}{2\pi a^2},\quad
+      p(r) = p_0\sqrt{1 - r^2/a^2},\quad \delta = a^2/R.
+
+- Cattaneo--Mindlin partial slip of spheres under a normal force ``P`` and
+  then a monotonically increasing tangential force ``Q < mu P``, for
+  elastically similar bodies (normal and tangential problems decouple):
+  Johnson (1985), §7.2,
+
+  .. math::
+
+      \frac{c}{a} = \Big(1 - \frac{Q}{\mu P}\Big)^{1/3},\quad
+      q(r) = \frac{3\mu P}{2\pi a^2}\Big[\sqrt{1 - r^2/a^2}
+             - \frac{c}{a}\sqrt{1 - r^2/c^2}\,[r < c]\Big].
+
+``R`` is the effective radius ``1/R = 1/R_1 + 1/R_2`` and ``E^*`` the
+contact modulus of :func:`fecontact.analytic.effective_modulus` (the same
+formula holds in 3D).  All functions broadcast over numpy arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+
+def _root(r: ArrayLike, radius: float) -> NDArray:
+    r = np.asarray(r, dtype=float)
+    return np.sqrt(np.clip(1.0 - (r / radius) ** 2, 0.0, None)) if radius > 0 else np.zeros_like(r)
+
+
+@dataclass(frozen=True)
+class HertzSphere:
+    """Hertz contact of a sphere of effective radius ``R`` under normal force ``P``."""
+
+    P: float
+    R: float
+    E_star: float
+
+    def __post_init__(self):
+        for name in ("P", "R", "E_star"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+
+    @property
+    def contact_radius(self) -> float:
+        return (3.0 * self.P * self.R / (4.0 * self.E_star)) ** (1.0 / 3.0)
+
+    @property
+    def peak_pressure(self) -> float:
+        return 3.0 * self.P / (2.0 * np.pi * self.contact_radius**2)
+
+    @property
+    def approach(self) -> float:
+        return self.contact_radius**2 / self.R
+
+    def pressure(self, r: ArrayLike) -> NDArray:
+        """``p(r)``, zero outside the contact circle."""
+        return self.peak_pressure * _root(r, self.contact_radius)
+
+
+@dataclass(frozen=True)
+class CattaneoMindlinSphere:
+    """Partial slip of elastically similar spheres: normal ``P``, then tangential ``Q``."""
+
+    P: float
+    Q: float
+    mu: float
+    R: float
+    E_star: float
+
+    def __post_init__(self):
+        if not self.mu > 0:
+            raise ValueError(f"mu must be > 0, got {self.mu}")
+        if not 0.0 <= self.Q < self.mu * self.P:
+            raise ValueError(f"need 0 <= Q < mu P, got Q = {self.Q}, mu P = {self.mu * self.P}")
+
+    @property
+    def hertz(self) -> HertzSphere:
+        return HertzSphere(self.P, self.R, self.E_star)
+
+    @property
+    def contact_radius(self) -> float:
+        return self.hertz.contact_radius
+
+    @property
+    def stick_radius(self) -> float:
+        return self.contact_radius * (1.0 - self.Q / (self.mu * self.P)) ** (1.0 / 3.0)
+
+    def pressure(self, r: ArrayLike) -> NDArray:
+        return self.hertz.pressure(r)
+
+    def shear_traction(self, r: ArrayLike) -> NDArray:
+        """Magnitude of the shear traction along ``Q``, ``q(r)``."""
+        a, c = self.contact_radius, self.stick_radius
+        scale = 3.0 * self.mu * self.P / (2.0 * np.pi * a**2)
+        return scale * (_root(r, a) - (c / a) * _root(r, c))
+
+
+def weighted_l2_error(weights: ArrayLike, numerical: ArrayLike, reference: ArrayLike) -> float:
+    r"""Relative discrete :math:`L^2` error ``sqrt(sum w (f_h - f)^2 / sum w f^2)``.
+
+    With lumped nodal areas as weights this is the nodal quadrature of
+    ``||f_h - f||_{L^2(\Gamma)} / ||f||_{L^2(\Gamma)}``.
+    """
+    w = np.asarray(weights, float)
+    fh, f = np.asarray(numerical, float), np.asarray(reference, float)
+    denom = float(np.sum(w * f * f))
+    if not denom > 0:
+        raise ValueError("the reference has zero L2 norm on the samples")
+    return float(np.sqrt(np.sum(w * (fh - f) ** 2) / denom))
