@@ -110,3 +110,23 @@ def test_cattaneo2d_meets_targets(results):
     assert abs(_metric(r, "load_ratio")["value"] - 0.5) < 1e-3
     assert _metric(r, "stick_half_width")["rel_error"] <= 0.03
     assert _metric(r, "shear_traction_l2_error")["value"] <= 0.05
+
+
+def test_hertz3d_meets_targets(results):
+    r = results("hertz3d")
+    s = r.summary
+    assert s["dim"] == 3 and s["dofs"] <= 60_000
+    assert _metric(r, "contact_radius")["rel_error"] <= 0.03
+    assert _metric(r, "pressure_l2_error")["value"] <= 0.08
+    assert s["max_newton_iterations_per_increment"] <= 8
+    # the load P used by the reference equals the support reaction
+    P = _metric(r, "load")["value"]
+    assert abs(-s["reaction"]["flat"][2] - P) <= 1e-6 * P
+
+
+@pytest.mark.xfail(strict=True, reason="P1 tetrahedra: nodal pressures oscillate by ~5% of p0 "
+                   "node to node, so the peak is 4.9% above p0 (target 3%); see docs/benchmarks.md")
+def test_hertz3d_peak_pressure_target(results):
+    r = results("hertz3d")
+    assert _metric(r, "peak_pressure")["rel_error"] <= 0.03
+    assert _metric(r, "pressure_oscillation")["value"] <= 0.01

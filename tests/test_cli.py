@@ -76,3 +76,30 @@ def test_override_reaches_model_and_reference(tmp_path):
     # that ignored the override would scale with sqrt(P2/P1)
     assert abs(a2 / a1 - (P2 / P1 / 2.0) ** 0.5) < 1e-9
     assert s2["metrics"]["peak_pressure"]["rel_error"] < 0.02
+
+
+GOOD3D = (CASES / "hertz3d.toml").read_text()
+
+
+def test_2d_obstacle_in_a_3d_case(case_file, tmp_path):
+    path = case_file(GOOD3D.replace('obstacle = "plane"', 'obstacle = "line"'))
+    proc = _run("run", path, "--out", tmp_path / "o")
+    _assert_clean_error(proc, str(path), "contact.0.master.obstacle", "'plane'")
+
+
+def test_3d_plane_normal_needs_three_coordinates(case_file, tmp_path):
+    path = case_file(GOOD3D.replace("normal = [0.0, 0.0, 1.0]", "normal = [0.0, 1.0]"))
+    proc = _run("run", path, "--out", tmp_path / "o")
+    _assert_clean_error(proc, str(path), "contact.0.master.normal", "3 coordinates")
+
+
+def test_3d_unknown_boundary_lists_the_known_ones(case_file, tmp_path):
+    path = case_file(GOOD3D.replace('boundary = "contact"', 'boundary = "bottom"'))
+    proc = _run("run", path, "--out", tmp_path / "o")
+    _assert_clean_error(proc, "contact.0.slave.boundary", "'bottom'", "contact", "curved", "flat")
+
+
+def test_3d_unknown_generator_key_suggests(case_file, tmp_path):
+    path = case_file(GOOD3D.replace("h_contact = 0.01", "h_contcat = 0.01"))
+    proc = _run("run", path, "--out", tmp_path / "o")
+    _assert_clean_error(proc, "bodies.0.mesh.h_contcat", "h_contact")
