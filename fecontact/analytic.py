@@ -104,6 +104,12 @@ def _check_positive(**values: float) -> None:
             raise ValueError(f"{name} must be positive, got {value!r}")
 
 
+def _check_partial_slip(P: float, Q: float, mu: float) -> None:
+    """Cattaneo-Mindlin needs a tangential load below full sliding, ``0 <= Q < mu P``."""
+    if not 0.0 <= Q < mu * P:
+        raise ValueError(f"Cattaneo-Mindlin needs 0 <= Q < mu P = {mu * P!r}, got Q = {Q!r}")
+
+
 def _elliptic(x: ArrayLike, half_width: float) -> NDArray:
     """``sqrt(1 - (x / w)**2)`` for ``|x| < w = half_width``, else 0."""
     s = np.asarray(x, dtype=float) / half_width
@@ -220,11 +226,7 @@ class CattaneoMindlinLine:
 
     def __post_init__(self):
         _check_positive(P=self.P, mu=self.mu, R=self.R, E_star=self.E_star)
-        if not 0.0 <= self.Q < self.mu * self.P:
-            raise ValueError(
-                f"Cattaneo-Mindlin needs 0 <= Q < mu P = {self.mu * self.P!r}"
-                f", got Q = {self.Q!r}"
-            )
+        _check_partial_slip(self.P, self.Q, self.mu)
 
     @property
     def hertz(self) -> HertzLine:

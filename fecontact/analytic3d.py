@@ -31,10 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-
-def _root(r: ArrayLike, radius: float) -> NDArray:
-    r = np.asarray(r, dtype=float)
-    return np.sqrt(np.clip(1.0 - (r / radius) ** 2, 0.0, None)) if radius > 0 else np.zeros_like(r)
+from .analytic import _check_partial_slip, _check_positive, _elliptic
 
 
 @dataclass(frozen=True)
@@ -46,9 +43,7 @@ class HertzSphere:
     E_star: float
 
     def __post_init__(self):
-        for name in ("P", "R", "E_star"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        _check_positive(P=self.P, R=self.R, E_star=self.E_star)
 
     @property
     def contact_radius(self) -> float:
@@ -64,7 +59,7 @@ class HertzSphere:
 
     def pressure(self, r: ArrayLike) -> NDArray:
         """``p(r)``, zero outside the contact circle."""
-        return self.peak_pressure * _root(r, self.contact_radius)
+        return self.peak_pressure * _elliptic(r, self.contact_radius)
 
 
 @dataclass(frozen=True)
@@ -78,10 +73,8 @@ class CattaneoMindlinSphere:
     E_star: float
 
     def __post_init__(self):
-        if not self.mu > 0:
-            raise ValueError(f"mu must be > 0, got {self.mu}")
-        if not 0.0 <= self.Q < self.mu * self.P:
-            raise ValueError(f"need 0 <= Q < mu P, got Q = {self.Q}, mu P = {self.mu * self.P}")
+        _check_positive(P=self.P, mu=self.mu, R=self.R, E_star=self.E_star)
+        _check_partial_slip(self.P, self.Q, self.mu)
 
     @property
     def hertz(self) -> HertzSphere:
@@ -102,7 +95,7 @@ class CattaneoMindlinSphere:
         """Magnitude of the shear traction along ``Q``, ``q(r)``."""
         a, c = self.contact_radius, self.stick_radius
         scale = 3.0 * self.mu * self.P / (2.0 * np.pi * a**2)
-        return scale * (_root(r, a) - (c / a) * _root(r, c))
+        return scale * (_elliptic(r, a) - (c / a) * _elliptic(r, c))
 
 
 def weighted_l2_error(weights: ArrayLike, numerical: ArrayLike, reference: ArrayLike) -> float:

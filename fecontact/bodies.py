@@ -92,6 +92,22 @@ class Body:
         """DOF node at the midpoint of mesh edges (facets in 2D), quadratic elements only."""
         return self.mesh.p.shape[1] + np.asarray(edges)
 
+    def midpoint_node(self, candidates: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Edge-midpoint DOF node between vertices ``a`` and ``b`` (3D).
+
+        Parameters
+        ----------
+        candidates : ndarray of int, shape (k, n)
+            Edges of each of ``n`` facets or elements (``mesh.f2e[:, facets]``
+            or ``mesh.t2e``), one of which joins ``a[i]`` and ``b[i]``.
+        a, b : ndarray of int, shape (n,)
+        """
+        ends = np.sort(self.mesh.edges[:, candidates], axis=0)        # (2, k, n)
+        match = (ends[0] == np.minimum(a, b)) & (ends[1] == np.maximum(a, b))
+        if not np.all(match.sum(axis=0) == 1):
+            raise RuntimeError("inconsistent edge table")
+        return self.edge_node(candidates[match.argmax(axis=0), np.arange(candidates.shape[1])])
+
     @property
     def n_nodes(self) -> int:
         return self.basis.N // self.dim

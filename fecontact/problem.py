@@ -168,7 +168,8 @@ class ContactProblem:
         dofs = self.system.node_dofs(np.concatenate(nodes)).ravel() if nodes else np.zeros(0, int)
         T = self.system.T.tocsr()[dofs]
         self.contact_dofs = np.unique(T.indices)
-        # fixed per-node reference directions of the 3D tangent bases
+        # fixed per-node reference directions of the 3D tangent bases (none
+        # while they are being computed: the default axes give the same normals)
         self.reference = None
         if self.dim == 3 and self.pairs:
             self.reference = reference_directions(self.kinematics(np.zeros(self.system.n_dofs), 0.0,
@@ -196,7 +197,7 @@ class ContactProblem:
         x0 = x if state is None else self.coordinates(state.u)
         t0 = t if state is None else state.t
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
-        reference = getattr(self, "reference", None)
+        reference = self.reference
 
         def part(arr, i):
             return None if arr is None else arr[bounds[i]:bounds[i + 1]]

@@ -136,7 +136,7 @@ def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 
     # normal projection inside one of the flat triangles
     inside = np.zeros((m, k), dtype=bool)
     plane = np.full((m, k), np.inf)
-    side = np.ones((m, k))
+    side = None
     for tri in _TRIANGLES[v]:
         a, b, c = (X[:, :, i] for i in tri)
         e1, e2, d = b - a, c - a, p - a
@@ -152,8 +152,8 @@ def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 
         take = here & ~inside
         plane = np.where(take, np.abs(dist), plane)
         inside |= here
-        first = tri == _TRIANGLES[v][0]
-        side = np.where(first, np.where(dist >= 0.0, 1.0, -1.0), side)
+        if side is None:                  # side of the facet plane (first triangle)
+            side = np.where(dist >= 0.0, 1.0, -1.0)
     # closest point on the boundary edges
     edge_dist = np.empty((m, k, v))
     edge_par = np.empty((m, k, v))

@@ -52,23 +52,13 @@ class ContactSurface:
         return 2 if self.facets.shape[0] == 2 else 3
 
 
-def _midpoint_nodes(body: Body, facets: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Edge-midpoint DOF node between facet vertices ``a`` and ``b`` (3D, per facet)."""
-    f2e = body.mesh.f2e[:, facets]                        # (3, n)
-    ends = np.sort(body.mesh.edges[:, f2e], axis=0)        # (2, 3, n)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    match = (ends[0] == lo) & (ends[1] == hi)              # (3, n)
-    if not np.all(match.sum(axis=0) == 1):
-        raise RuntimeError("inconsistent facet-to-edge table")
-    return body.edge_node(f2e[match.argmax(axis=0), np.arange(facets.size)])
-
-
 def _split_quadratic(body: Body, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
     if body.dim == 2:
         mid = body.edge_node(facets)
         return np.hstack([np.vstack([verts[0], mid]), np.vstack([mid, verts[1]])])
     a, b, c = verts
-    ab, bc, ca = (_midpoint_nodes(body, facets, *pair) for pair in ((a, b), (b, c), (c, a)))
+    f2e = body.mesh.f2e[:, facets]
+    ab, bc, ca = (body.midpoint_node(f2e, *pair) for pair in ((a, b), (b, c), (c, a)))
     return np.hstack([np.vstack(t) for t in ((a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca))])
 
 

@@ -178,11 +178,6 @@ class BulkSystem:
                 cols.append((self.T.T @ u) / counts)
         return np.column_stack(cols) if cols else np.zeros((self.n_reduced, 0))
 
-    @property
-    def has_floating_bodies(self) -> bool:
-        """True if some body is held only by contact (see :meth:`floating_bodies`)."""
-        return bool(self.floating_bodies())
-
     def global_nodes(self, body: int, nodes: np.ndarray) -> np.ndarray:
         return self.node_offset[body] + np.asarray(nodes)
 
