@@ -112,7 +112,8 @@ class PairKinematics:
 
 def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np.ndarray,
                     t: float, t0: float, tangent0: np.ndarray | None = None,
-                    reference: np.ndarray | None = None) -> PairKinematics:
+                    reference: np.ndarray | None = None,
+                    facet0: np.ndarray | None = None) -> PairKinematics:
     """Search, project and evaluate kinematics for one pair.
 
     Parameters
@@ -126,6 +127,9 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     reference : ndarray, shape (m, 3), optional
         Reference directions of the 3D tangent bases
         (:func:`fecontact.kinematics3d.tangent_basis`).
+    facet0 : ndarray of int, shape (m,), optional
+        Start-of-step master facets (3D facet hysteresis, see
+        :func:`fecontact.search.closest_facets`).
     """
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
@@ -134,7 +138,8 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     dim = x.shape[0]
     if isinstance(master, ContactSurface):
         if dim == 3:
-            return _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference)
+            return _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference,
+                                     facet0)
         ga = system.global_nodes(master.body, master.facets[0])
         gb = system.global_nodes(master.body, master.facets[1])
         proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
@@ -157,10 +162,10 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
 
 
 def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,
-                      tangent0, reference) -> PairKinematics:
+                      tangent0, reference, facet0=None) -> PairKinematics:
     """Node-to-facet kinematics: faces, and edge/vertex fallbacks, in slave-node order."""
     G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
-    proj = closest_facets(xs, np.transpose(x[:, G], (2, 1, 0)))
+    proj = closest_facets(xs, np.transpose(x[:, G], (2, 1, 0)), previous=facet0)
     corners = G[:, proj.facet].T                                  # (m, v)
     rows = np.arange(xs.shape[0])
     batches, order = [], []

@@ -56,6 +56,8 @@ class StepState:
         Master normal at each node's projection.
     tangent : ndarray, shape (m, dim-1, dim)
         Tangent basis there (the slip directions of the next increment).
+    facet : ndarray of int, shape (m,)
+        Master segment or facet each node projects on (``-1`` for obstacles).
     """
 
     t: float
@@ -66,6 +68,7 @@ class StepState:
     gap: np.ndarray
     normal: np.ndarray
     tangent: np.ndarray
+    facet: np.ndarray
 
     def traction(self) -> np.ndarray:
         """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""
@@ -159,6 +162,7 @@ class ContactProblem:
         self.c_t = cat([p.c_t for p in self.pairs]) if self.pairs else np.zeros(0)
         self.mu = cat([np.full(p.n_nodes, p.mu) for p in self.pairs]) if self.pairs else np.zeros(0)
         self.X = self.system.reference_coords()
+        self._facet_hint = (None, None)
         # reduced unknowns that contact can ever touch (slave and master surface DOFs)
         nodes = []
         for p in self.pairs:
@@ -187,12 +191,19 @@ class ContactProblem:
         m, d = self.n_contact, self.dim
         kin = self.kinematics(np.zeros(self.system.n_dofs), 0.0, None)
         return StepState(0.0, np.zeros(self.system.n_dofs), np.zeros((m, d)), np.zeros((m, d)),
-                         np.zeros(m, dtype=int), kin.local.gap, kin.local.normal, kin.local.tangent)
+                         np.zeros(m, dtype=int), kin.local.gap, kin.local.normal, kin.local.tangent,
+                         kin.facet)
 
     def coordinates(self, u: np.ndarray) -> np.ndarray:
         return self.X + u.reshape(-1, self.dim).T
 
-    def kinematics(self, u: np.ndarray, t: float, state: StepState) -> PairKinematics:
+    def kinematics(self, u: np.ndarray, t: float, state: StepState,
+                   facet: np.ndarray | None = None) -> PairKinematics:
+        """Kinematics of all pairs at displacement ``u``.
+
+        ``facet`` (m,) are the master facets of the previous evaluation (3D
+        facet hysteresis); by default those of ``state``.
+        """
         x = self.coordinates(u)
         x0 = x if state is None else self.coordinates(state.u)
         t0 = t if state is None else state.t
@@ -204,7 +215,9 @@ class ContactProblem:
 
         return stack([pair_kinematics(p, self.system, x, x0, t, t0,
                                       part(None if state is None else state.tangent, i),
-                                      part(reference, i))
+                                      part(reference, i),
+                                      part(state.facet if facet is None and state is not None
+                                           else facet, i))
                       for i, p in enumerate(self.pairs)])
 
     def friction_coefficient(self, state: StepState) -> np.ndarray:
@@ -236,7 +249,12 @@ class ContactProblem:
         n_red, d = sysm.n_reduced, self.dim
         u = sysm.displacement(unknowns[:n_red], t)
         lam = unknowns[n_red:].reshape(-1, d)
-        kin = self.kinematics(u, t, state)
+        # facet hysteresis across the Newton iterates of one increment: a node
+        # keeps the facet of the previous evaluation while it projects inside
+        # its enlarged outline, so it cannot alternate between two facets
+        hint = self._facet_hint[1] if self._facet_hint[0] is state else None
+        kin = self.kinematics(u, t, state, hint)
+        self._facet_hint = (state, kin.facet)
         cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t,
                            self.friction_coefficient(state))
         B = kinematic_operator(kin, sysm.n_dofs)

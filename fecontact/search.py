@@ -106,8 +106,39 @@ def _segment_distance(p, a, b):
     return np.linalg.norm(p - (a + s[..., None] * t), axis=-1), s
 
 
+def _inside_facet(p: np.ndarray, X: np.ndarray, margin: float):
+    """Whether points project into facets enlarged by ``margin`` (barycentric units).
+
+    Parameters
+    ----------
+    p : ndarray, shape (m, 3)
+    X : ndarray, shape (m, v, 3)
+        One facet per point.
+
+    Returns
+    -------
+    inside : ndarray of bool, shape (m,)
+    side : ndarray, shape (m,)
+        Sign of the distance to the plane of the facet's first triangle.
+    """
+    inside = np.zeros(p.shape[0], dtype=bool)
+    side = None
+    for tri in _TRIANGLES[X.shape[1]]:
+        a, b, c = (X[:, i] for i in tri)
+        e1, e2, d = b - a, c - a, p - a
+        a11, a12, a22 = (np.einsum("mi,mi->m", u, w) for u, w in ((e1, e1), (e1, e2), (e2, e2)))
+        r1, r2 = np.einsum("mi,mi->m", e1, d), np.einsum("mi,mi->m", e2, d)
+        det = a11 * a22 - a12 * a12
+        xi, eta = (a22 * r1 - a12 * r2) / det, (a11 * r2 - a12 * r1) / det
+        inside |= (xi >= -margin) & (eta >= -margin) & (xi + eta <= 1.0 + margin)
+        if side is None:
+            side = np.where(np.einsum("mi,mi->m", np.cross(e1, e2), d) >= 0.0, 1.0, -1.0)
+    return inside, side
+
+
 def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 12,
-                   tolerance: float = 1e-3) -> FacetProjection:
+                   tolerance: float = 1e-3, previous: np.ndarray | None = None,
+                   keep_margin: float = 0.05) -> FacetProjection:
     """Project slave nodes onto the closest feature of flat triangles or quadrilaterals.
 
     Candidates are the facets with the ``n_candidates`` nearest centroids
@@ -123,6 +154,16 @@ def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 
     x_slave : ndarray, shape (m, 3)
     facets : ndarray, shape (n_facets, v, 3)
         Vertex coordinates, ``v = 3`` or ``4``, cyclic order.
+    previous : ndarray of int, shape (m,), optional
+        Facet each node projected on at the start of the increment (``-1``:
+        none).  A node keeps it, as a FACE projection on its plane, while its
+        normal projection stays inside the facet enlarged by ``keep_margin``
+        (barycentric units).  This hysteresis keeps a node that sits on a
+        master edge from alternating between the two adjacent facets from
+        one Newton iterate to the next: their normals differ by the dihedral
+        angle, so the alternation would stall Newton.  Using the extended
+        plane beyond the edge changes the gap by at most ``keep_margin h``
+        times the dihedral angle.
     """
     m = x_slave.shape[0]
     n_f, v, _ = facets.shape
@@ -173,4 +214,14 @@ def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 
     first = np.where(s >= 1.0, (e + 1) % v, e)
     local = np.column_stack([np.where(feature == EDGE, e, first),
                              np.where(feature == EDGE, (e + 1) % v, -1)])
-    return FacetProjection(facet, feature, local, side[rows, best], distance[rows, best])
+    side, distance = side[rows, best], distance[rows, best]
+    if previous is not None:
+        has = previous >= 0
+        keep = np.zeros(m, dtype=bool)
+        kept_side = np.ones(m)
+        keep[has], kept_side[has] = _inside_facet(x_slave[has], facets[previous[has]], keep_margin)
+        facet = np.where(keep, previous, facet)
+        feature = np.where(keep, FACE, feature)
+        local = np.where(keep[:, None], np.column_stack([np.zeros(m, int), np.full(m, -1)]), local)
+        side = np.where(keep, kept_side, side)
+    return FacetProjection(facet, feature, local, side, distance)

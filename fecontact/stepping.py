@@ -65,7 +65,7 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     step_slip = np.einsum("mq,mqd->md", kin.slip, state.tangent)
     slip = state.slip + np.where(active[:, None], step_slip, 0.0)
     return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy(),
-                     kin.gap.copy(), kin.normal.copy(), kin.tangent.copy())
+                     kin.gap.copy(), kin.normal.copy(), kin.tangent.copy(), ev.kinematics.facet.copy())
 
 
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),

@@ -130,3 +130,28 @@ def test_hertz3d_peak_pressure_target(results):
     r = results("hertz3d")
     assert _metric(r, "peak_pressure")["rel_error"] <= 0.03
     assert _metric(r, "pressure_oscillation")["value"] <= 0.01
+
+
+def test_cattaneo3d_meets_targets(results):
+    r = results("cattaneo3d")
+    s = r.summary
+    assert s["dim"] == 3
+    # the tangential shift of the case file brings Q/(mu P) to 0.5 within 1%
+    assert abs(_metric(r, "load_ratio")["value"] - 0.5) <= 0.005
+    assert _metric(r, "stick_ratio")["rel_error"] <= 0.05
+    assert _metric(r, "stick_radius")["rel_error"] <= 0.05
+    assert _metric(r, "contact_radius")["rel_error"] <= 0.03
+    assert _metric(r, "pressure_l2_error")["value"] <= 0.08
+    assert s["max_newton_iterations_per_increment"] <= 12
+    # P and Q used by the reference are the loads the clamp of the lower body carries
+    P, Q = _metric(r, "normal_load")["value"], _metric(r, "tangential_load")["value"]
+    clamp = s["reaction"]["clamp"]
+    assert abs(clamp[2] - P) <= 1e-6 * P
+    assert abs(clamp[0] + Q) <= 1e-6 * P
+
+
+@pytest.mark.xfail(strict=True, reason="shear traction 12.8% from Mindlin in relative L2 (target 8%): "
+                   "the error sits at the contact edge and the stick-slip boundary; see docs/benchmarks.md")
+def test_cattaneo3d_shear_traction_target(results):
+    r = results("cattaneo3d")
+    assert _metric(r, "shear_traction_l2_error")["value"] <= 0.08

@@ -150,3 +150,26 @@ def test_facet_search_features():
     np.testing.assert_allclose(proj.distance[3], np.sqrt(0.5))
     np.testing.assert_allclose(proj.distance[0], abs(0.6 - 0.5) / np.sqrt(2))
     assert np.all(proj.side == 1.0)
+
+
+def test_facet_hysteresis_keeps_the_previous_facet_near_a_ridge():
+    """A node just beyond the ridge of a shallow roof keeps its previous facet
+    while it stays inside the 5% enlarged outline, and switches beyond it."""
+    slope = 0.02
+    ridge = np.array([[0, 0, slope], [0, 1, slope]])
+    left = np.array([[-1, 0, 0.0], [-1, 1, 0.0]])
+    right = np.array([[1, 0, 0.0], [1, 1, 0.0]])
+    f1 = np.array([left[0], ridge[0], ridge[1], left[1]])
+    f2 = np.array([ridge[0], right[0], right[1], ridge[1]])
+    facets = np.stack([f1, f2])
+    # slightly to the right of the ridge, inside the body (penetrating)
+    pts = np.array([[0.01, 0.5, slope - 0.01], [0.2, 0.5, slope - 0.01]])
+    fresh = closest_facets(pts, facets)
+    np.testing.assert_array_equal(fresh.facet, [1, 1])
+    kept = closest_facets(pts, facets, previous=np.array([0, 0]))
+    # 0.01 beyond the ridge is 1% of the facet width: kept; 0.2 (20%) switches
+    np.testing.assert_array_equal(kept.facet, [0, 1])
+    np.testing.assert_array_equal(kept.feature, [FACE, FACE])
+    assert kept.side[0] == -1.0
+    none = closest_facets(pts, facets, previous=np.array([-1, -1]))
+    np.testing.assert_array_equal(none.facet, fresh.facet)
