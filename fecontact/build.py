@@ -12,6 +12,7 @@ from .bodies import Body
 from .case import CaseError
 from .contact import ContactPair, RigidCircle, RigidLine, RigidPlane, RigidSphere
 from .elasticity import Material, constant_load
+from .friction.laws import LAWS, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
 from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
@@ -161,18 +162,13 @@ def build_model(case: dict) -> Model:
                 raise CaseError(f"{source}: '{where}' needs '{key}'")
         slave = _surface(spec["slave"], f"{where}.slave", bodies, index, source)
         master = _master(spec["master"], f"{where}.master", bodies, index, source, system.dim)
-        friction = spec.get("friction", {"law": "frictionless"})
-        law = friction.get("law", "coulomb")
-        if law not in ("coulomb", "frictionless"):
-            raise CaseError(f"{source}: '{where}.friction.law' = {law!r}; choose coulomb or frictionless")
-        mu = float(friction.get("mu", 0.0)) if law == "coulomb" else 0.0
-        if mu < 0:
-            raise CaseError(f"{source}: '{where}.friction.mu' must be >= 0, got {mu}")
+        law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
         auto = automatic_augmentation(system, slave.body, slave.area,
                                       float(spec.get("augmentation_factor", 1.0)))
         c_n = np.full_like(auto, float(spec["c_n"])) if "c_n" in spec else auto
         c_t = np.full_like(auto, float(spec["c_t"])) if "c_t" in spec else c_n.copy()
-        pairs.append(ContactPair(spec.get("name", f"contact{k}"), slave, master, mu, c_n, c_t))
+        pairs.append(ContactPair(spec.get("name", f"contact{k}"), slave, master, law.kinetic, c_n, c_t,
+                                 law))
 
     steps = case["steps"]
     if "levels" in steps:
@@ -220,6 +216,43 @@ def _vector(spec, key, default, dim, where, source) -> np.ndarray:
 # obstacle name -> (class, dimension)
 OBSTACLES = {"line": (RigidLine, 2), "circle": (RigidCircle, 2),
              "plane": (RigidPlane, 3), "sphere": (RigidSphere, 3)}
+
+
+def friction_law(spec: dict, where: str, source: str):
+    """Friction law of a contact pair from its ``friction`` table.
+
+    ``coulomb`` takes ``mu``; ``static_kinetic``, ``velocity`` and ``ipc``
+    take ``mu_s`` and ``mu_k`` (each defaults to ``mu``), ``velocity`` also
+    ``dc`` (needed when ``mu_s != mu_k``) and ``ipc`` ``eps_v``.
+    """
+    name = spec.get("law", "coulomb")
+    if name not in LAWS:
+        raise CaseError(f"{source}: '{where}.law' = {name!r}; choose one of {', '.join(LAWS)}")
+    if name == "frictionless":
+        return Coulomb(0.0)
+
+    def coefficient(key, default=None):
+        if key not in spec and default is None:
+            raise CaseError(f"{source}: '{where}' needs '{key}' for law {name!r}")
+        value = float(spec.get(key, default))
+        if not (np.isfinite(value) and value >= 0):
+            raise CaseError(f"{source}: '{where}.{key}' must be >= 0, got {value}")
+        return value
+
+    if name == "coulomb":
+        return Coulomb(coefficient("mu", 0.0))
+    mu = spec.get("mu")
+    mu_s, mu_k = coefficient("mu_s", mu), coefficient("mu_k", mu)
+    if name == "static_kinetic":
+        if mu_k > mu_s:
+            raise CaseError(f"{source}: '{where}.mu_k' ({mu_k}) must not exceed '{where}.mu_s' ({mu_s})")
+        return StaticKinetic(mu_s, mu_k)
+    if name == "velocity":
+        return VelocityDependent(mu_s, mu_k, coefficient("dc", 0.0 if mu_s == mu_k else None))
+    eps_v = coefficient("eps_v")
+    if eps_v <= 0:
+        raise CaseError(f"{source}: '{where}.eps_v' must be > 0, got {eps_v}")
+    return SmoothIPC(mu_s, mu_k, eps_v)
 
 
 def _master(spec, where, bodies, index, source, dim):

@@ -38,7 +38,8 @@ SCHEMA = {
         "master": {"body": STRING, "boundary": STRING, "obstacle": STRING, "point": ARRAY,
                    "normal": ARRAY, "center": ARRAY, "radius": NUMBER, "inside": BOOL,
                    "displacement": ARRAY, "amplitude": _AMPLITUDE},
-        "friction": {"law": STRING, "mu": NUMBER},
+        "friction": {"law": STRING, "mu": NUMBER, "mu_s": NUMBER, "mu_k": NUMBER,
+                     "dc": NUMBER, "eps_v": NUMBER},
         "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
     }],
     "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
@@ -123,10 +124,17 @@ def parse_value(text: str):
 
 
 def apply_override(data: dict, assignment: str, source: str) -> None:
-    """Apply ``key.path=value`` (array entries by index: ``bodies.0.material.E=2e4``)."""
+    """Apply ``key.path=value`` (array entries by index: ``bodies.0.material.E=2e4``).
+
+    ``friction.KEY=value`` sets ``KEY`` in the friction table of every contact pair.
+    """
     if "=" not in assignment:
         raise CaseError(f"--set {assignment!r}: expected key.path=value")
     path, text = assignment.split("=", 1)
+    if path.strip().startswith("friction."):
+        for k in range(len(data.get("contact", []))):
+            apply_override(data, f"contact.{k}.{assignment.strip()}", source)
+        return
     keys = path.strip().split(".")
     node = data
     for i, key in enumerate(keys[:-1]):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .friction.laws import Coulomb
 from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
 from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
                            node_to_triangle, node_to_vertex)
@@ -69,9 +70,12 @@ class ContactPair:
     slave : ContactSurface
     master : ContactSurface, RigidLine, RigidCircle (2D), RigidPlane or RigidSphere (3D)
     mu : float
-        Coulomb friction coefficient (0: frictionless).
+        Friction coefficient of sliding (Coulomb ``mu``, or the kinetic
+        ``mu_k`` of the other laws; 0: frictionless).
     c_n, c_t : ndarray, shape (m,)
         Augmentation parameters per slave node.
+    law : friction law, optional
+        :mod:`fecontact.friction.laws`; default ``Coulomb(mu)``.
     """
 
     name: str
@@ -80,6 +84,12 @@ class ContactPair:
     mu: float
     c_n: np.ndarray
     c_t: np.ndarray
+    law: object = None
+
+    @property
+    def friction(self):
+        """The friction law (``Coulomb(mu)`` unless given)."""
+        return self.law if self.law is not None else Coulomb(self.mu)
 
     @property
     def n_nodes(self) -> int:

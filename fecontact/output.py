@@ -17,6 +17,9 @@ components):
     (n, 3) accumulated slip vector.
 ``contact_status``
     0 open, 1 stick, 2 slip (0 off the contact surfaces).
+``friction_state``
+    State of the friction law for the next increment: 0 stuck (or not in
+    contact), 1 sliding, 2 re-stuck after sliding (static/kinetic law).
 """
 
 from __future__ import annotations
@@ -76,14 +79,17 @@ def point_data(problem: ContactProblem, state: StepState) -> dict:
     gap = np.zeros(n_nodes)
     slip = np.zeros((n_nodes, 3))
     status = np.zeros(n_nodes, dtype=np.int32)
+    friction = np.zeros(n_nodes, dtype=np.int32)
     # a node in several pairs keeps the last pair's values
     pressure[nodes] = state.multiplier[:, 0]
     traction[nodes] = _pad3(state.traction())
     gap[nodes] = state.gap
     slip[nodes] = _pad3(state.slip)
     status[nodes] = state.status
+    friction[nodes] = state.friction
     return {"displacement": _pad3(state.u.reshape(-1, dim)), "contact_pressure": pressure,
-            "contact_traction": traction, "gap": gap, "slip": slip, "contact_status": status}
+            "contact_traction": traction, "gap": gap, "slip": slip, "contact_status": status,
+            "friction_state": friction}
 
 
 def write_vtu(path: Path, problem: ContactProblem, state: StepState) -> None:

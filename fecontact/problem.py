@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from .contact import ContactPair, PairKinematics, pair_kinematics, stack
 from .friction import ContactResidual, alart_curnier
+from .friction.laws import FrictionResponse, concatenate
 from .kinematics3d import reference_directions
 from .surface import ContactSurface
 from .system import BulkSystem
@@ -47,7 +48,7 @@ class StepState:
         Full displacement.
     multiplier : ndarray, shape (m, dim)
         ``(lam_n, lam_t)`` per slave node, ``lam_t`` in components along
-        ``tangent``.
+        ``multiplier_basis``.
     slip : ndarray, shape (m, dim)
         Accumulated slip vector (sum of ``Delta s * tau`` over accepted steps).
     status : ndarray of int, shape (m,)
@@ -58,6 +59,15 @@ class StepState:
         Tangent basis there (the slip directions of the next increment).
     facet : ndarray of int, shape (m,)
         Master segment or facet each node projects on (``-1`` for obstacles).
+    friction : ndarray of int, shape (m,)
+        State of each node's friction law for the next increment
+        (:data:`fecontact.friction.laws.STUCK`, ``SLIDING``, ``RESTUCK``).
+    multiplier_basis : ndarray, shape (m, dim-1, dim)
+        Basis of the ``lam_t`` components: the slip directions of the
+        increment that produced them (its start-of-increment ``tangent``).
+        The slip derivative with respect to the slave node is along it, so
+        ``lam_n n + lam_t . multiplier_basis`` is exactly the force per area
+        the discrete equations put on the slave node.
     """
 
     t: float
@@ -69,11 +79,13 @@ class StepState:
     normal: np.ndarray
     tangent: np.ndarray
     facet: np.ndarray
+    friction: np.ndarray
+    multiplier_basis: np.ndarray
 
     def traction(self) -> np.ndarray:
         """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""
         return (self.multiplier[:, :1] * self.normal
-                + np.einsum("mq,mqd->md", self.multiplier[:, 1:], self.tangent))
+                + np.einsum("mq,mqd->md", self.multiplier[:, 1:], self.multiplier_basis))
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,7 @@ class Evaluation:
     J21: sp.spmatrix | None = field(default=None, repr=False)
     J22: sp.spmatrix | None = field(default=None, repr=False)
     contact_dofs: np.ndarray | None = field(default=None, repr=False)
+    friction: FrictionResponse | None = field(default=None, repr=False)
 
     @property
     def equilibrium_norm(self) -> float:
@@ -161,6 +174,8 @@ class ContactProblem:
         self.c_n = cat([p.c_n for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_t = cat([p.c_t for p in self.pairs]) if self.pairs else np.zeros(0)
         self.mu = cat([np.full(p.n_nodes, p.mu) for p in self.pairs]) if self.pairs else np.zeros(0)
+        bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
+        self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.X = self.system.reference_coords()
         self._facet_hint = (None, None)
         # reduced unknowns that contact can ever touch (slave and master surface DOFs)
@@ -192,7 +207,7 @@ class ContactProblem:
         kin = self.kinematics(np.zeros(self.system.n_dofs), 0.0, None)
         return StepState(0.0, np.zeros(self.system.n_dofs), np.zeros((m, d)), np.zeros((m, d)),
                          np.zeros(m, dtype=int), kin.local.gap, kin.local.normal, kin.local.tangent,
-                         kin.facet)
+                         kin.facet, np.zeros(m, dtype=int), kin.local.tangent)
 
     def coordinates(self, u: np.ndarray) -> np.ndarray:
         return self.X + u.reshape(-1, self.dim).T
@@ -220,8 +235,8 @@ class ContactProblem:
                                            else facet, i))
                       for i, p in enumerate(self.pairs)])
 
-    def friction_coefficient(self, state: StepState) -> np.ndarray:
-        """Friction coefficient per node for the increment that starts at ``state``.
+    def friction_engaged(self, state: StepState) -> np.ndarray:
+        """Whether each node transmits friction in the increment that starts at ``state``.
 
         A node that was open with a positive gap at the start of the increment
         closes somewhere inside it; its slip over the increment would include
@@ -233,8 +248,62 @@ class ContactProblem:
         have friction at once.
         """
         h = self.area if self.dim == 2 else np.sqrt(self.area)
-        closing = (state.status == 0) & (state.gap > 1e-9 * h)
-        return np.where(closing, 0.0, self.mu)
+        return ~((state.status == 0) & (state.gap > 1e-9 * h))
+
+    def friction_law(self, state: StepState, slip: np.ndarray, t: float):
+        """The friction laws of all pairs as one callable ``(trial, lam_hat) -> FrictionResponse``."""
+        dt = t - state.t if t > state.t else 1.0
+        engaged = self.friction_engaged(state)
+        laws = [(p.friction, s) for p, s in zip(self.pairs, self.slices)]
+
+        def law(trial, lam_hat):
+            return concatenate([f.return_map(trial[s], lam_hat[s], slip[s], dt, state.friction[s],
+                                             state.multiplier[s, 0], engaged[s]) for f, s in laws])
+        return law
+
+    def _per_pair(self, method: str, state: StepState, ev: "Evaluation"):
+        closed = ev.contact.status != 0
+        out = []
+        for p, s in zip(self.pairs, self.slices):
+            resp = FrictionResponse(*(getattr(ev.friction, f)[s]
+                                      for f in FrictionResponse.__dataclass_fields__))
+            out.append(getattr(p.friction, method)(state.friction[s], resp, closed[s]))
+        return out
+
+    def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
+        """Friction-law state after the converged increment ``ev`` started at ``state``."""
+        parts = self._per_pair("next_state", state, ev)
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+
+    def revised_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray | None:
+        """Start-of-increment friction state to solve the increment again with, or None.
+
+        Laws with a state machine (static/kinetic friction) return the nodes
+        that broke away during the increment as sliding.
+        """
+        parts = self._per_pair("revise", state, ev)
+        if all(p is None for p in parts):
+            return None
+        return np.concatenate([state.friction[s] if p is None else p
+                               for p, s in zip(parts, self.slices)])
+
+    def seed_touching(self, unknowns: np.ndarray, state: StepState) -> np.ndarray:
+        """Initial guess with a negligible pressure at touching nodes that carry none.
+
+        A node touching with zero pressure sits on the kink of both the
+        normal and the friction conditions; the generalised derivative there
+        treats it as sliding without friction, so a body held by friction
+        alone (a block resting on an incline) has a free rigid mode in the
+        first Newton iterate.  A pressure of ``1e-9 c_n h`` (``h`` the nodal
+        length or square root of the area) puts such nodes inside their
+        friction disks, i.e. stuck; Newton opens them again if they must open.
+        The converged solution does not depend on it.
+        """
+        h = self.area if self.dim == 2 else np.sqrt(self.area)
+        lam = unknowns[self.system.n_reduced:].reshape(-1, self.dim).copy()
+        touching = (state.gap <= 1e-9 * h) & (lam[:, 0] <= 0.0)
+        lam[touching, 0] = 1e-9 * self.c_n[touching] * h[touching]
+        return np.concatenate([unknowns[:self.system.n_reduced], lam.ravel()])
 
     def unknowns(self, state: StepState) -> np.ndarray:
         """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""
@@ -255,8 +324,13 @@ class ContactProblem:
         hint = self._facet_hint[1] if self._facet_hint[0] is state else None
         kin = self.kinematics(u, t, state, hint)
         self._facet_hint = (state, kin.facet)
-        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t,
-                           self.friction_coefficient(state))
+        law = self.friction_law(state, kin.local.slip, t)
+        responses = []
+
+        def friction(trial, lam_hat):
+            responses.append(law(trial, lam_hat))
+            return responses[-1]
+        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t, friction)
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
         internal = sysm.K @ u
@@ -266,7 +340,8 @@ class ContactProblem:
         scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(sysm.external_force(t))),
                     float(np.linalg.norm(sysm.coupling_force(t))), 1e-300)
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
-                  contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
+                  contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs,
+                  friction=responses[-1])
         if jacobian:
             T = sysm.T
             G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)

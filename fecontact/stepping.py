@@ -9,10 +9,11 @@ so the loading path matters as it physically should.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .friction.laws import Coulomb
 from .newton import NewtonOptions, NewtonResult, semismooth_newton
 from .problem import ContactProblem, StepState
 
@@ -22,6 +23,8 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class SteppingOptions:
     max_cutbacks: int = 6
+    #: re-solves of one increment for friction state changes (breakaway)
+    max_friction_revisions: int = 10
     growth: float = 1.5
 
 
@@ -65,7 +68,40 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     step_slip = np.einsum("mq,mqd->md", kin.slip, state.tangent)
     slip = state.slip + np.where(active[:, None], step_slip, 0.0)
     return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy(),
-                     kin.gap.copy(), kin.normal.copy(), kin.tangent.copy(), ev.kinematics.facet.copy())
+                     kin.gap.copy(), kin.normal.copy(), kin.tangent.copy(), ev.kinematics.facet.copy(),
+                     problem.next_friction_state(state, ev), state.tangent.copy())
+
+
+def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: float,
+                          state: StepState, newton: NewtonOptions) -> str:
+    """Explain a failed increment whose loads friction cannot hold, or return "".
+
+    The increment is solved again with bonded tangential contact (a friction
+    coefficient of 1e12).  If that succeeds and on some pair the resultant
+    tangential contact force exceeds the static coefficient times the
+    resultant normal force, no quasi-static equilibrium exists with the real
+    coefficient: the body slides away, which only a dynamic analysis can follow.
+    """
+    if not problem.pairs:
+        return ""
+    bonded = ContactProblem(problem.system, [replace(p, law=Coulomb(1e12)) for p in problem.pairs])
+    result = semismooth_newton(bonded, backend, x0, t, state, newton)
+    if not result.converged:
+        return ""
+    d = problem.dim
+    lam = result.unknowns[problem.system.n_reduced:].reshape(-1, d)
+    tangent = result.evaluation.kinematics.local.tangent
+    for pair, s in zip(problem.pairs, problem.slices):
+        area = problem.area[s, None]
+        normal = float(np.sum(area[:, 0] * lam[s, 0]))
+        shear = np.linalg.norm(np.sum(area * np.einsum("mq,mqd->md", lam[s, 1:], tangent[s]), axis=0))
+        mu_s = getattr(pair.friction, "mu_s", pair.mu)
+        if normal > 0.0 and shear > mu_s * normal * (1.0 + 1e-9):
+            return (f"no static equilibrium at t={t:.6g}: on contact '{pair.name}' the loads need a "
+                    f"tangential force {shear / normal:.4g} times the normal force, more than the "
+                    f"static friction coefficient {mu_s:g} can hold; the body slides away, which a "
+                    f"quasi-static analysis cannot follow")
+    return ""
 
 
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
@@ -102,15 +138,32 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 # linear extrapolation of the last accepted increment (predictor)
                 ratio = (t_new - state.t) / (state.t - previous[0])
                 x0 = x0 + ratio * (x0 - previous[1])
-            result = semismooth_newton(problem, backend, x0, t_new, state, newton)
+            x0 = problem.seed_touching(x0, state)
+            start = state
+            result = semismooth_newton(problem, backend, x0, t_new, start, newton)
+            spent = result.iterations
             timings["linear_solve"] += result.seconds_linear
             timings["contact"] += result.seconds_contact
-            iterations += result.iterations
             history.extend(result.history)
+            # friction state machines (breakaway): solve the increment again
+            # with the revised start state until it is consistent
+            for _ in range(stepping.max_friction_revisions):
+                if not result.converged:
+                    break
+                revised = problem.revised_friction_state(start, result.evaluation)
+                if revised is None:
+                    break
+                start = replace(start, friction=revised)
+                result = semismooth_newton(problem, backend, result.unknowns, t_new, start, newton)
+                spent += result.iterations
+                timings["linear_solve"] += result.seconds_linear
+                timings["contact"] += result.seconds_contact
+                history.extend(result.history)
+            iterations += spent
             if result.converged:
-                per_increment.append(result.iterations)
+                per_increment.append(spent)
                 previous = (state.t, problem.unknowns(state))
-                state = commit(problem, result, t_new, state)
+                state = commit(problem, result, t_new, start)
                 increments += 1
                 consecutive = 0
                 dt *= stepping.growth
@@ -119,8 +172,9 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 consecutive += 1
                 logger.warning("step to t=%.6g failed (%s); cutting back", t_new, result.reason)
                 if consecutive > stepping.max_cutbacks:
-                    failed = (f"Newton failed after {stepping.max_cutbacks} cut-backs at "
-                              f"t={t_new:.6g}: {result.reason}")
+                    failed = (friction_limit_report(problem, backend, x0, t_new, state, newton)
+                              or f"Newton failed after {stepping.max_cutbacks} cut-backs at "
+                                 f"t={t_new:.6g}: {result.reason}")
                     break
                 dt *= 0.5
         status = state.status

@@ -103,3 +103,18 @@ def test_3d_unknown_generator_key_suggests(case_file, tmp_path):
     path = case_file(GOOD3D.replace("h_contact = 0.01", "h_contcat = 0.01"))
     proc = _run("run", path, "--out", tmp_path / "o")
     _assert_clean_error(proc, "bodies.0.mesh.h_contcat", "h_contact")
+
+
+def test_incline_steeper_than_friction_reports_no_static_equilibrium(tmp_path):
+    from conftest import CASES
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "fecontact", "run", str(CASES / "incline.toml"),
+                           "--out", str(out), "--set", "bodies.0.body_force=[600.0,-800.0]",
+                           "--set", "steps.count=2"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert "no static equilibrium" in line and "'incline'" in line and "0.75" in line and "0.5" in line
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["converged"] is False and "no static equilibrium" in summary["reason"]

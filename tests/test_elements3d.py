@@ -31,6 +31,8 @@ master = {{ obstacle = "plane", point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0
 friction = {{ law = "{law}", mu = 0.3 }}
 [steps]
 count = 2
+[solver]
+tolerance = 1e-13     # the cone is checked to 1e-9 below
 """
 
 

@@ -1,4 +1,4 @@
-r"""Friction return maps and the Alart–Curnier contact residual.
+r"""The Coulomb disk projection and the Alart–Curnier contact residual.
 
 Sign conventions (per contact node, tractions are force per area):
 
@@ -109,8 +109,8 @@ class ContactResidual:
 
 
 def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
-                  c_n: np.ndarray, c_t: np.ndarray, mu: np.ndarray) -> ContactResidual:
-    """Evaluate the Alart–Curnier equations with a Coulomb return map.
+                  c_n: np.ndarray, c_t: np.ndarray, friction) -> ContactResidual:
+    """Evaluate the Alart–Curnier equations with a friction law's return map.
 
     Parameters
     ----------
@@ -120,8 +120,18 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
     slip : ndarray, shape (m, q)
     c_n, c_t : ndarray, shape (m,)
         Augmentation parameters (traction per length).
-    mu : ndarray, shape (m,)
-        Friction coefficient.
+    friction : ndarray, shape (m,), or callable
+        Coulomb coefficient per node, or ``friction(trial, lam_hat) ->
+        FrictionResponse`` (:mod:`fecontact.friction.laws`), evaluated with
+        the trial traction ``z = lam_t - c_t slip`` and the augmented normal
+        traction.
+
+    Notes
+    -----
+    With the law's traction ``F(z, lam_hat, slip)``, ``C_t = lam_t - F`` and
+
+    ``dC_t/dlam_t = I - F_z``, ``dC_t/dlam_n = -F_lam dlam_hat/dlam_n``,
+    ``dC_t/dg = -F_lam dlam_hat/dg``, ``dC_t/ds = c_t F_z - F_s``.
     """
     m, d = multiplier.shape
     lam_n, lam_t = multiplier[:, 0], multiplier[:, 1:]
@@ -132,21 +142,28 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
     dhat_dgap = -c_n * active                 # d lam_hat / d g_n
 
     trial = lam_t - c_t[:, None] * slip
-    cone = coulomb_return_map(trial, mu * lam_hat)
+    if callable(friction):
+        law = friction(trial, lam_hat)
+        traction, F_z, F_lam, F_s = law.traction, law.d_trial, law.d_normal, law.d_slip
+        sliding = law.sliding
+    else:
+        mu = np.asarray(friction, dtype=float)
+        cone = coulomb_return_map(trial, mu * lam_hat)
+        traction, F_z, F_lam = cone.traction, cone.d_trial, cone.d_radius * mu[:, None]
+        F_s, sliding = 0.0, cone.sliding
 
     residual = np.empty((m, d))
     residual[:, 0] = lam_n - lam_hat
-    residual[:, 1:] = lam_t - cone.traction
+    residual[:, 1:] = lam_t - traction
 
     d_mult = np.zeros((m, d, d))
     d_kin = np.zeros((m, d, d))
     d_mult[:, 0, 0] = 1.0 - dhat_dlam
     d_kin[:, 0, 0] = -dhat_dgap
-    # C_t = lam_t - P(z(lam_t, s), rho(lam_n, g))
-    d_mult[:, 1:, 1:] = np.eye(d - 1) - cone.d_trial
-    d_mult[:, 1:, 0] = -cone.d_radius * (mu * dhat_dlam)[:, None]
-    d_kin[:, 1:, 0] = -cone.d_radius * (mu * dhat_dgap)[:, None]
-    d_kin[:, 1:, 1:] = cone.d_trial * c_t[:, None, None]
+    d_mult[:, 1:, 1:] = np.eye(d - 1) - F_z
+    d_mult[:, 1:, 0] = -F_lam * dhat_dlam[:, None]
+    d_kin[:, 1:, 0] = -F_lam * dhat_dgap[:, None]
+    d_kin[:, 1:, 1:] = F_z * c_t[:, None, None] - F_s
 
-    status = np.where(~active, OPEN, np.where(cone.sliding, SLIP, STICK))
+    status = np.where(~active, OPEN, np.where(sliding, SLIP, STICK))
     return ContactResidual(residual, d_mult, d_kin, status)

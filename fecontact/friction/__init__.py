@@ -1,0 +1,15 @@
+"""Friction: the Coulomb cone, the Alart–Curnier contact residual and the smooth IPC model."""
+
+from .cone import (OPEN, SLIP, STICK, ConeProjection, ContactResidual, alart_curnier,
+                   coulomb_return_map)
+from .smooth import (smooth_friction_f0, smooth_friction_f1, smooth_friction_f1_over_x,
+                     smooth_friction_f2, smooth_friction_f2_x_minus_f1_over_x3, smooth_mu,
+                     smooth_mu_derivative, smooth_mu_f0, smooth_mu_f1, smooth_mu_f1_over_x,
+                     smooth_mu_f2, smooth_mu_f2_x_minus_mu_f1_over_x3)
+
+__all__ = ["OPEN", "SLIP", "STICK", "ConeProjection", "ContactResidual", "alart_curnier",
+           "coulomb_return_map", "smooth_friction_f0", "smooth_friction_f1",
+           "smooth_friction_f1_over_x", "smooth_friction_f2",
+           "smooth_friction_f2_x_minus_f1_over_x3", "smooth_mu", "smooth_mu_derivative",
+           "smooth_mu_f0", "smooth_mu_f1", "smooth_mu_f1_over_x", "smooth_mu_f2",
+           "smooth_mu_f2_x_minus_mu_f1_over_x3"]
