@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import CASES, ROOT
 
 GOOD = (CASES / "hertz2d.toml").read_text()
@@ -118,3 +120,20 @@ def test_incline_steeper_than_friction_reports_no_static_equilibrium(tmp_path):
     assert "no static equilibrium" in line and "'incline'" in line and "0.75" in line and "0.5" in line
     summary = json.loads((out / "summary.json").read_text())
     assert summary["converged"] is False and "no static equilibrium" in summary["reason"]
+
+
+@pytest.mark.parametrize("overrides,fragments", [
+    (["friction.law=stick_slip"], ["contact.0.friction.law", "'stick_slip'", "static_kinetic", "ipc"]),
+    (["friction.law=static_kinetic", "friction.mu_s=0.2", "friction.mu_k=0.4"],
+     ["contact.0.friction.mu_k", "0.4", "must not exceed", "contact.0.friction.mu_s"]),
+    (["friction.law=ipc"], ["contact.0.friction", "needs 'eps_v'", "'ipc'"]),
+    (["friction.law=ipc", "friction.eps_v=0"], ["contact.0.friction.eps_v", "> 0"]),
+    (["friction.law=velocity", "friction.mu_s=0.5", "friction.mu_k=0.3"],
+     ["contact.0.friction", "needs 'dc'"]),
+    (["friction.mu_s=-0.1", "friction.law=static_kinetic"], ["contact.0.friction.mu_s", ">= 0"]),
+    (["friction.muk=0.1"], ["unknown key", "contact.0.friction.muk", "mu_k"]),
+])
+def test_bad_friction_input(tmp_path, overrides, fragments):
+    args = [a for o in overrides for a in ("--set", o)]
+    proc = _run("run", CASES / "hertz2d_friction.toml", "--out", tmp_path / "o", *args)
+    _assert_clean_error(proc, "hertz2d_friction.toml", *fragments)

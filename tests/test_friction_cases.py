@@ -22,10 +22,11 @@ def coulomb(tmp_path_factory):
     return get
 
 
+@pytest.mark.parametrize("case", ["cattaneo2d", "hertz2d_friction"])
 @pytest.mark.parametrize("law", ["static_kinetic", "velocity"])
-def test_return_map_laws_with_equal_coefficients_are_coulomb(law, coulomb, tmp_path):
-    base = coulomb("cattaneo2d")
-    other = run(CASES / "cattaneo2d.toml", tmp_path, [f"friction.law={law}", "friction.dc=50.0"],
+def test_return_map_laws_with_equal_coefficients_are_coulomb(case, law, coulomb, tmp_path):
+    base = coulomb(case)
+    other = run(CASES / f"{case}.toml", tmp_path, [f"friction.law={law}", "friction.dc=50.0"],
                 write_vtu_files=False)
     assert other.summary["converged"]
     np.testing.assert_allclose(other.state.multiplier, base.state.multiplier, rtol=0,
