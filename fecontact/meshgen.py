@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
+from dataclasses import replace
 from itertools import permutations
 from typing import Callable, Dict
 
@@ -384,8 +385,8 @@ def half_disc(radius: float = 1.0,
 
 
 def rectangle(x0: float, x1: float, y0: float, y1: float, nx: int, ny: int,
-              element: str = "tri") -> Mesh:
-    """Structured mesh of the rectangle ``[x0, x1] x [y0, y1]``.
+              element: str = "tri", angle: float = 0.0) -> Mesh:
+    """Structured mesh of the rectangle ``[x0, x1] x [y0, y1]``, optionally rotated.
 
     Thin wrapper over :meth:`skfem.MeshTri.init_tensor` and
     :meth:`skfem.MeshQuad.init_tensor` with counter-clockwise elements.
@@ -398,6 +399,10 @@ def rectangle(x0: float, x1: float, y0: float, y1: float, nx: int, ny: int,
         Number of element divisions in ``x`` and ``y``.
     element
         ``"tri"`` (two triangles per cell) or ``"quad"``.
+    angle
+        Counter-clockwise rotation in degrees about the corner ``(x0, y0)``
+        (an inclined block or interface); the boundary names refer to the
+        sides before the rotation.
 
     Returns
     -------
@@ -429,12 +434,18 @@ def rectangle(x0: float, x1: float, y0: float, y1: float, nx: int, ny: int,
         raise ValueError(f"element must be 'tri' or 'quad', got {element!r}")
 
     # linspace reproduces the end points exactly
-    return mesh.with_boundaries({
+    mesh = mesh.with_boundaries({
         "left": lambda x: x[0] == x0,
         "right": lambda x: x[0] == x1,
         "bottom": lambda x: x[1] == y0,
         "top": lambda x: x[1] == y1,
     })
+    if float(angle) == 0.0:
+        return mesh
+    a = np.deg2rad(float(angle))
+    rotation = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    corner = np.array([[x0], [y0]])
+    return replace(mesh, doflocs=rotation @ (mesh.doflocs - corner) + corner)
 
 
 # ---------------------------------------------------------------------------

@@ -74,7 +74,10 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
             write_vtu(out / fname, problem, state)
             pvd_entries.append((record.load, fname))
             write_pvd(out / f"{name}.pvd", pvd_entries)
-        summary["steps"].append(record.summary())
+        step = record.summary()
+        step["reaction"] = problem.system.reactions(
+            problem.full_residual(state.u, state.multiplier, state.t, state))
+        summary["steps"].append(step)
         write_summary(out / "summary.json", summary)
 
     records, state, timings = run_steps(problem, backend, model.levels, model.newton,

@@ -175,3 +175,17 @@ def test_incline_block_stays_exactly_stuck(results):
     weight = np.array([287.34788556634537, -957.8262852211514]) * 0.2 * 0.1
     np.testing.assert_allclose(np.sum(r.model.problem.area[:, None] * traction, axis=0), -weight,
                                rtol=1e-8)
+
+
+def test_inclined_interface_slip_limit(results):
+    """NAFEMS CGS-4 type: the horizontal force reaches (tan a + mu)/(1 - mu tan a) G and stays there."""
+    r = results("inclined_interface")
+    limit = (0.1 + 0.3) / (1.0 - 0.3 * 0.1)
+    assert abs(limit - 0.412371) < 1e-6
+    steps = r.summary["steps"]
+    ratio = np.array([s["reaction"]["F"][0] / 10.0 for s in steps])
+    sliding = np.array([s["stick"] == 0 and s["open"] == 0 for s in steps])
+    assert sliding[-1] and not sliding[2]          # stick, then the whole interface slides
+    np.testing.assert_allclose(ratio[sliding], limit, rtol=0.005)
+    assert np.all(ratio[~sliding] < limit)
+    assert np.all(np.diff(ratio[~sliding]) > 0)    # the force builds up while parts still stick

@@ -221,3 +221,17 @@ def test_rectangle(element):
 def test_registry():
     assert GENERATORS["half_disc"] is half_disc
     assert GENERATORS["rectangle"] is rectangle
+
+
+def test_rectangle_rotation_keeps_boundaries_and_shape():
+    from fecontact.meshgen import rectangle
+    base = rectangle(0.0, 1.0, 0.0, 0.5, 4, 2, element="quad")
+    turned = rectangle(0.0, 1.0, 0.0, 0.5, 4, 2, element="quad", angle=30.0)
+    a = np.deg2rad(30.0)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    np.testing.assert_allclose(turned.p, R @ base.p, atol=1e-15)
+    for name in ("left", "right", "bottom", "top"):
+        np.testing.assert_array_equal(turned.boundaries[name], base.boundaries[name])
+    # the rotated bottom lies on the line through the origin with slope tan 30
+    bottom = np.unique(turned.facets[:, turned.boundaries["bottom"]])
+    np.testing.assert_allclose(turned.p[1, bottom], np.tan(a) * turned.p[0, bottom], atol=1e-15)
