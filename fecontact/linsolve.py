@@ -31,6 +31,7 @@ Both backends solve the same system ``J dx = -R`` (see
 from __future__ import annotations
 
 import logging
+import warnings
 
 import numpy as np
 import scipy.linalg as la
@@ -228,16 +229,20 @@ def _condensed_solve(W, D, E, F, G, w, b, tol=1e-14, max_iterations=30):
     converge, the whole system is solved densely.
     """
     WE = (E.T @ W.T).T                                # W E, dense (s, e)
-    lu = la.lu_factor(G + F @ WE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", la.LinAlgWarning)     # singular: checked below
+        lu = la.lu_factor(G + F @ WE)
 
     def precondition(r1, r2):
         dl = la.lu_solve(lu, r2 - F @ r1)
         return r1 + WE @ dl, dl
 
     y, dl = precondition(w, b)
+    s, e = WE.shape
+    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(dl))):
+        return _dense_condensed_solve(W, D, WE, F, G, w, b)     # singular elimination
     if D.nnz == 0:
         return y, dl
-    s, e = WE.shape
 
     def operator(x):
         x = x.reshape(s + e, -1)
@@ -255,12 +260,22 @@ def _condensed_solve(W, D, E, F, G, w, b, tol=1e-14, max_iterations=30):
     for j in range(rhs.shape[1]):
         col, info = spla.gmres(A, rhs[:, j], x0=out[:, j], M=P, rtol=tol, atol=0.0,
                                restart=max_iterations, maxiter=2)
-        if info != 0:
-            M = np.block([[np.eye(s) + W @ D.toarray(), -WE], [F.toarray(), G]])
-            sol = la.solve(M, rhs)
-            return sol[:s], sol[s:]
+        if info != 0 or not np.all(np.isfinite(col)):
+            return _dense_condensed_solve(W, D, WE, F, G, w, b)
         out[:, j] = col
     return out[:s], out[s:]
+
+
+def _dense_condensed_solve(W, D, WE, F, G, w, b):
+    """The condensed system as one dense matrix (fallback of :func:`_condensed_solve`).
+
+    Raises ``numpy.linalg.LinAlgError`` if it is singular (redundant contact
+    constraints, a free rigid-body mode).
+    """
+    s = W.shape[0]
+    M = np.block([[np.eye(s) + W @ D.toarray(), -WE], [F.toarray(), G]])
+    sol = la.solve(M, np.vstack([w, b]))
+    return sol[:s], sol[s:]
 
 
 BACKENDS = {"direct": DirectBackend, "schur": SchurBackend}

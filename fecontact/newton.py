@@ -120,7 +120,10 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
                 return NewtonResult(x, True, it, rel, tuple(history), "", ev, t_lin, t_con)
             break
         tic = time.perf_counter()
-        dx = backend.solve(ev)
+        try:
+            dx = backend.solve(ev)
+        except (np.linalg.LinAlgError, ValueError, RuntimeError):
+            dx = np.full(x.size, np.nan)
         t_lin += time.perf_counter() - tic
         if not np.all(np.isfinite(dx)):
             return NewtonResult(x, False, it, rel, tuple(history), "singular Newton system",
