@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .contact import ContactPair, PairKinematics, pair_kinematics, stack
 from .friction import ContactResidual, alart_curnier
-from .friction.laws import FrictionResponse, concatenate
+from .friction.laws import concatenate
 from .kinematics3d import reference_directions
 from .surface import ContactSurface
 from .system import BulkSystem
@@ -103,7 +103,6 @@ class Evaluation:
     J21: sp.spmatrix | None = field(default=None, repr=False)
     J22: sp.spmatrix | None = field(default=None, repr=False)
     contact_dofs: np.ndarray | None = field(default=None, repr=False)
-    friction: FrictionResponse | None = field(default=None, repr=False)
 
     @property
     def equilibrium_norm(self) -> float:
@@ -173,7 +172,8 @@ class ContactProblem:
         self.area = cat([p.slave.area for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_n = cat([p.c_n for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_t = cat([p.c_t for p in self.pairs]) if self.pairs else np.zeros(0)
-        self.mu = cat([np.full(p.n_nodes, p.mu) for p in self.pairs]) if self.pairs else np.zeros(0)
+        # nodal length (2D) or square root of the nodal area (3D)
+        self.node_size = self.area if self.dim == 2 else np.sqrt(self.area)
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.X = self.system.reference_coords()
@@ -222,18 +222,16 @@ class ContactProblem:
         x = self.coordinates(u)
         x0 = x if state is None else self.coordinates(state.u)
         t0 = t if state is None else state.t
-        bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
-        reference = self.reference
+        tangent0 = None if state is None else state.tangent
+        if facet is None and state is not None:
+            facet = state.facet
 
-        def part(arr, i):
-            return None if arr is None else arr[bounds[i]:bounds[i + 1]]
+        def part(arr, s):
+            return None if arr is None else arr[s]
 
-        return stack([pair_kinematics(p, self.system, x, x0, t, t0,
-                                      part(None if state is None else state.tangent, i),
-                                      part(reference, i),
-                                      part(state.facet if facet is None and state is not None
-                                           else facet, i))
-                      for i, p in enumerate(self.pairs)])
+        return stack([pair_kinematics(p, self.system, x, x0, t, t0, part(tangent0, s),
+                                      part(self.reference, s), part(facet, s))
+                      for p, s in zip(self.pairs, self.slices)])
 
     def friction_engaged(self, state: StepState) -> np.ndarray:
         """Whether each node transmits friction in the increment that starts at ``state``.
@@ -247,8 +245,7 @@ class ContactProblem:
         the closed position).  Nodes touching at the start (``g <= 1e-9 h``)
         have friction at once.
         """
-        h = self.area if self.dim == 2 else np.sqrt(self.area)
-        return ~((state.status == 0) & (state.gap > 1e-9 * h))
+        return ~((state.status == 0) & (state.gap > 1e-9 * self.node_size))
 
     def friction_law(self, state: StepState, slip: np.ndarray, t: float):
         """The friction laws of all pairs as one callable ``(trial, lam_hat) -> FrictionResponse``."""
@@ -263,12 +260,8 @@ class ContactProblem:
 
     def _per_pair(self, method: str, state: StepState, ev: "Evaluation"):
         closed = ev.contact.status != 0
-        out = []
-        for p, s in zip(self.pairs, self.slices):
-            resp = FrictionResponse(*(getattr(ev.friction, f)[s]
-                                      for f in FrictionResponse.__dataclass_fields__))
-            out.append(getattr(p.friction, method)(state.friction[s], resp, closed[s]))
-        return out
+        return [getattr(p.friction, method)(state.friction[s], ev.contact.friction.take(s), closed[s])
+                for p, s in zip(self.pairs, self.slices)]
 
     def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
         """Friction-law state after the converged increment ``ev`` started at ``state``."""
@@ -299,7 +292,7 @@ class ContactProblem:
         friction disks, i.e. stuck; Newton opens them again if they must open.
         The converged solution does not depend on it.
         """
-        h = self.area if self.dim == 2 else np.sqrt(self.area)
+        h = self.node_size
         lam = unknowns[self.system.n_reduced:].reshape(-1, self.dim).copy()
         touching = (state.gap <= 1e-9 * h) & (lam[:, 0] <= 0.0)
         lam[touching, 0] = 1e-9 * self.c_n[touching] * h[touching]
@@ -324,13 +317,8 @@ class ContactProblem:
         hint = self._facet_hint[1] if self._facet_hint[0] is state else None
         kin = self.kinematics(u, t, state, hint)
         self._facet_hint = (state, kin.facet)
-        law = self.friction_law(state, kin.local.slip, t)
-        responses = []
-
-        def friction(trial, lam_hat):
-            responses.append(law(trial, lam_hat))
-            return responses[-1]
-        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t, friction)
+        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t,
+                           self.friction_law(state, kin.local.slip, t))
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
         internal = sysm.K @ u
@@ -340,8 +328,7 @@ class ContactProblem:
         scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(sysm.external_force(t))),
                     float(np.linalg.norm(sysm.coupling_force(t))), 1e-300)
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
-                  contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs,
-                  friction=responses[-1])
+                  contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
             T = sysm.T
             G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)

@@ -106,6 +106,20 @@ def _segment_distance(p, a, b):
     return np.linalg.norm(p - (a + s[..., None] * t), axis=-1), s
 
 
+def _triangle_coordinates(p, a, b, c):
+    """Barycentric coordinates ``(xi, eta)`` of the normal projection of points on
+    triangles, and the signed distance along the unit normal ``(b-a) x (c-a)``;
+    shapes (..., 3) -> (...)."""
+    e1, e2, d = b - a, c - a, p - a
+    n = np.cross(e1, e2)
+    n /= np.linalg.norm(n, axis=-1)[..., None]
+    a11, a12, a22 = (np.einsum("...i,...i->...", u, w) for u, w in ((e1, e1), (e1, e2), (e2, e2)))
+    r1, r2 = np.einsum("...i,...i->...", e1, d), np.einsum("...i,...i->...", e2, d)
+    det = a11 * a22 - a12 * a12
+    return ((a22 * r1 - a12 * r2) / det, (a11 * r2 - a12 * r1) / det,
+            np.einsum("...i,...i->...", n, d))
+
+
 def _inside_facet(p: np.ndarray, X: np.ndarray, margin: float):
     """Whether points project into facets enlarged by ``margin`` (barycentric units).
 
@@ -124,15 +138,10 @@ def _inside_facet(p: np.ndarray, X: np.ndarray, margin: float):
     inside = np.zeros(p.shape[0], dtype=bool)
     side = None
     for tri in _TRIANGLES[X.shape[1]]:
-        a, b, c = (X[:, i] for i in tri)
-        e1, e2, d = b - a, c - a, p - a
-        a11, a12, a22 = (np.einsum("mi,mi->m", u, w) for u, w in ((e1, e1), (e1, e2), (e2, e2)))
-        r1, r2 = np.einsum("mi,mi->m", e1, d), np.einsum("mi,mi->m", e2, d)
-        det = a11 * a22 - a12 * a12
-        xi, eta = (a22 * r1 - a12 * r2) / det, (a11 * r2 - a12 * r1) / det
+        xi, eta, dist = _triangle_coordinates(p, *(X[:, i] for i in tri))
         inside |= (xi >= -margin) & (eta >= -margin) & (xi + eta <= 1.0 + margin)
         if side is None:
-            side = np.where(np.einsum("mi,mi->m", np.cross(e1, e2), d) >= 0.0, 1.0, -1.0)
+            side = np.where(dist >= 0.0, 1.0, -1.0)
     return inside, side
 
 
@@ -179,17 +188,9 @@ def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 
     plane = np.full((m, k), np.inf)
     side = None
     for tri in _TRIANGLES[v]:
-        a, b, c = (X[:, :, i] for i in tri)
-        e1, e2, d = b - a, c - a, p - a
-        n = np.cross(e1, e2)
-        n /= np.linalg.norm(n, axis=-1)[..., None]
-        a11, a12, a22 = (np.einsum("mki,mki->mk", u, w) for u, w in ((e1, e1), (e1, e2), (e2, e2)))
-        r1, r2 = np.einsum("mki,mki->mk", e1, d), np.einsum("mki,mki->mk", e2, d)
-        det = a11 * a22 - a12 * a12
-        xi, eta = (a22 * r1 - a12 * r2) / det, (a11 * r2 - a12 * r1) / det
+        xi, eta, dist = _triangle_coordinates(p, *(X[:, :, i] for i in tri))
         eps = 1e-10
         here = (xi >= -eps) & (eta >= -eps) & (xi + eta <= 1.0 + eps)
-        dist = np.einsum("mki,mki->mk", n, d)
         take = here & ~inside
         plane = np.where(take, np.abs(dist), plane)
         inside |= here

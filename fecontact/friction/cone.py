@@ -100,12 +100,16 @@ class ContactResidual:
         ``dC/d(g_n, Delta s)``.
     status : ndarray of int, shape (m,)
         ``OPEN``, ``STICK`` or ``SLIP``.
+    friction : FrictionResponse or None
+        The friction law's response (None when a plain Coulomb coefficient
+        was given).
     """
 
     residual: np.ndarray
     d_multiplier: np.ndarray
     d_kinematics: np.ndarray
     status: np.ndarray
+    friction: object = None
 
 
 def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
@@ -142,6 +146,7 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
     dhat_dgap = -c_n * active                 # d lam_hat / d g_n
 
     trial = lam_t - c_t[:, None] * slip
+    law = None
     if callable(friction):
         law = friction(trial, lam_hat)
         traction, F_z, F_lam, F_s = law.traction, law.d_trial, law.d_normal, law.d_slip
@@ -166,4 +171,4 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
     d_kin[:, 1:, 1:] = F_z * c_t[:, None, None] - F_s
 
     status = np.where(~active, OPEN, np.where(sliding, SLIP, STICK))
-    return ContactResidual(residual, d_mult, d_kin, status)
+    return ContactResidual(residual, d_mult, d_kin, status, law)

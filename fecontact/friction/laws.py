@@ -66,21 +66,41 @@ class FrictionResponse:
     sliding: np.ndarray
     coefficient: np.ndarray
 
+    def take(self, rows) -> "FrictionResponse":
+        """Rows ``rows`` (index array or slice) of every array."""
+        return FrictionResponse(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
 
-def _cone_response(trial, normal, mu, d_slip=None) -> FrictionResponse:
+
+def _cone_response(trial, normal, mu) -> FrictionResponse:
     cone = coulomb_return_map(trial, mu * normal)
     m, q = trial.shape
     return FrictionResponse(cone.traction, cone.d_trial, cone.d_radius * mu[:, None],
-                            np.zeros((m, q, q)) if d_slip is None else d_slip,
-                            cone.sliding, mu)
+                            np.zeros((m, q, q)), cone.sliding, mu)
 
 
-def _per_node(value, m) -> np.ndarray:
-    return np.broadcast_to(np.asarray(value, dtype=float), (m,)).copy()
+class FrictionLaw:
+    """Defaults shared by the laws: no state machine, the kinetic coefficient ``mu_k``.
+
+    A law's per-node state after a converged increment is ``SLIDING`` where
+    a closed node slides and ``STUCK`` elsewhere, and the increment is never
+    solved again (:meth:`revise` returns None).  Laws with a state machine
+    override :meth:`next_state` and :meth:`revise`.
+    """
+
+    @property
+    def kinetic(self) -> float:
+        """Coefficient of sliding (the reference coefficient of the pair)."""
+        return self.mu_k
+
+    def next_state(self, state, response, closed):
+        return np.where(closed & response.sliding, SLIDING, STUCK)
+
+    def revise(self, state, response, closed):
+        return None
 
 
 @dataclass(frozen=True)
-class Coulomb:
+class Coulomb(FrictionLaw):
     """Coulomb friction: projection of the trial traction onto the disk of radius ``mu lam_hat``."""
 
     mu: float
@@ -94,15 +114,9 @@ class Coulomb:
         mu = np.where(engaged, self.mu, 0.0)
         return _cone_response(trial, normal, mu)
 
-    def next_state(self, state, response, closed):
-        return np.where(closed & response.sliding, SLIDING, STUCK)
-
-    def revise(self, state, response, closed):
-        return None
-
 
 @dataclass(frozen=True)
-class StaticKinetic:
+class StaticKinetic(FrictionLaw):
     r"""Static/kinetic Coulomb friction, ``mu_s >= mu_k``, with a stick–slip state machine.
 
     State per node at the start of an increment: ``STUCK`` (or never in
@@ -123,10 +137,6 @@ class StaticKinetic:
     mu_s: float
     mu_k: float
     name = "static_kinetic"
-
-    @property
-    def kinetic(self) -> float:
-        return self.mu_k
 
     def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
         mu = np.where(state == SLIDING, self.mu_k, self.mu_s)
@@ -152,7 +162,7 @@ def _rate(slip, dt):
 
 
 @dataclass(frozen=True)
-class VelocityDependent:
+class VelocityDependent(FrictionLaw):
     r"""Rate-dependent Coulomb friction ``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c |v|)``.
 
     ``v = Delta s / dt`` is the slip rate over the increment.  The radius
@@ -177,10 +187,6 @@ class VelocityDependent:
     decay: float
     name = "velocity"
 
-    @property
-    def kinetic(self) -> float:
-        return self.mu_k
-
     def coefficient(self, speed):
         return self.mu_k + (self.mu_s - self.mu_k) * np.exp(-self.decay * speed)
 
@@ -194,15 +200,9 @@ class VelocityDependent:
         return FrictionResponse(cone.traction, cone.d_trial, cone.d_radius * mu[:, None],
                                 d_slip, cone.sliding, mu)
 
-    def next_state(self, state, response, closed):
-        return np.where(closed & response.sliding, SLIDING, STUCK)
-
-    def revise(self, state, response, closed):
-        return None
-
 
 @dataclass(frozen=True)
-class SmoothIPC:
+class SmoothIPC(FrictionLaw):
     r"""Smooth static-to-kinetic friction (IPC Toolkit), lagged normal force.
 
     .. math::
@@ -233,10 +233,6 @@ class SmoothIPC:
     eps_v: float
     name = "ipc"
 
-    @property
-    def kinetic(self) -> float:
-        return self.mu_k
-
     def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
         m, q = slip.shape
         v = slip / dt
@@ -254,12 +250,6 @@ class SmoothIPC:
         d_normal = np.where((engaged & (normal > 0.0) & ~lagged)[:, None], -g[:, None] * v, 0.0)
         return FrictionResponse(traction, np.zeros((m, q, q)), d_normal, d_slip,
                                 engaged & (y >= self.eps_v), np.where(engaged, mu, 0.0))
-
-    def next_state(self, state, response, closed):
-        return np.where(closed & response.sliding, SLIDING, STUCK)
-
-    def revise(self, state, response, closed):
-        return None
 
 
 def concatenate(responses: list) -> FrictionResponse:
