@@ -58,6 +58,13 @@ class ConeProjection:
     sliding: np.ndarray
 
 
+def _row_norm(a: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each row, scaled so that tiny entries do not underflow when squared."""
+    scale = np.max(np.abs(a), axis=1)
+    safe = np.where(scale > 0.0, scale, 1.0)
+    return scale * np.linalg.norm(a / safe[:, None], axis=1)
+
+
 def coulomb_return_map(trial: np.ndarray, radius: np.ndarray) -> ConeProjection:
     """Project trial tangential tractions onto disks ``|t| <= radius``.
 
@@ -69,11 +76,11 @@ def coulomb_return_map(trial: np.ndarray, radius: np.ndarray) -> ConeProjection:
         Cone radius ``rho = mu * lam_n`` (>= 0).
     """
     m, q = trial.shape
-    norm = np.linalg.norm(trial, axis=1)
+    norm = _row_norm(trial)
     sliding = (norm > radius) | (radius <= 0.0)
     safe = np.where(norm > 0.0, norm, 1.0)
     direction = trial / safe[:, None]
-    scale = np.where(sliding, radius / safe, 1.0)
+    scale = np.divide(radius, safe, out=np.ones(m), where=sliding)   # stuck rows: 1
     traction = trial * scale[:, None]
     eye = np.eye(q)
     d_trial = scale[:, None, None] * (
