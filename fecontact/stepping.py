@@ -90,7 +90,7 @@ def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: f
         return ""
     d = problem.dim
     lam = result.unknowns[problem.system.n_reduced:].reshape(-1, d)
-    tangent = result.evaluation.kinematics.local.tangent
+    tangent = state.tangent             # the basis of lam_t (StepState.multiplier_basis)
     for pair, s in zip(problem.pairs, problem.slices):
         area = problem.area[s, None]
         normal = float(np.sum(area[:, 0] * lam[s, 0]))
