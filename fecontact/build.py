@@ -20,6 +20,8 @@ from .surface import contact_surface
 from .system import Amplitude, Coupling, Dirichlet, Load, build_system
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
+FORMULATIONS = ("node_to_segment", "mortar")
+ENFORCEMENTS = ("multiplier", "penalty")
 
 
 @dataclass(frozen=True)
@@ -167,8 +169,46 @@ def build_model(case: dict) -> Model:
                                       float(spec.get("augmentation_factor", 1.0)))
         c_n = np.full_like(auto, float(spec["c_n"])) if "c_n" in spec else auto
         c_t = np.full_like(auto, float(spec["c_t"])) if "c_t" in spec else c_n.copy()
-        pairs.append(ContactPair(spec.get("name", f"contact{k}"), slave, master, law.kinetic, c_n, c_t,
-                                 law))
+        formulation = spec.get("formulation", "node_to_segment")
+        if formulation not in FORMULATIONS:
+            raise CaseError(f"{source}: '{where}.formulation' = {formulation!r}; choose one of "
+                            f"{', '.join(FORMULATIONS)}")
+        if formulation == "mortar" and (system.dim != 2 or not hasattr(master, "facets")):
+            raise CaseError(f"{source}: '{where}.formulation' = 'mortar' needs a 2D body as master "
+                            f"(3D and obstacles use node_to_segment)")
+        if formulation == "mortar" and bodies[slave.body].has_edge_nodes:
+            raise CaseError(f"{source}: '{where}.formulation' = 'mortar' needs a linear slave body "
+                            f"(P1 or Q1), not {bodies[slave.body].element}")
+        name = spec.get("name", f"contact{k}")
+        enforcement = spec.get("enforcement", "multiplier")
+        if enforcement not in ENFORCEMENTS:
+            raise CaseError(f"{source}: '{where}.enforcement' = {enforcement!r}; choose one of "
+                            f"{', '.join(ENFORCEMENTS)}")
+        two_pass = bool(spec.get("two_pass", False))
+        if two_pass and (enforcement != "penalty" or formulation != "node_to_segment"
+                         or not hasattr(master, "facets")):
+            raise CaseError(f"{source}: '{where}.two_pass' needs a body as master, "
+                            f"formulation = 'node_to_segment' and enforcement = 'penalty' (with "
+                            f"multipliers the two passes constrain the interface twice and the "
+                            f"system is singular)")
+        if enforcement == "penalty" and law.kinetic > 0.0:
+            raise CaseError(f"{source}: '{where}.enforcement' = 'penalty' is frictionless; "
+                            f"set friction.law = 'frictionless' or use enforcement = 'multiplier'")
+        factor = float(spec.get("penalty_factor", 1.0e3))
+        if enforcement == "penalty" and not (np.isfinite(factor) and factor > 0):
+            raise CaseError(f"{source}: '{where}.penalty_factor' must be > 0, got {factor}")
+
+        def penalty(surface):
+            if enforcement != "penalty":
+                return None
+            return automatic_augmentation(system, surface.body, surface.area, factor)
+
+        pairs.append(ContactPair(name, slave, master, law.kinetic, c_n, c_t, law, formulation,
+                                 penalty(slave)))
+        if two_pass:
+            back = automatic_augmentation(system, master.body, master.area, 1.0)
+            pairs.append(ContactPair(f"{name}-reverse", master, slave, 0.0, back, back.copy(), law,
+                                     formulation, penalty(master)))
 
     steps = case["steps"]
     if "levels" in steps:

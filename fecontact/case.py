@@ -41,13 +41,14 @@ SCHEMA = {
         "friction": {"law": STRING, "mu": NUMBER, "mu_s": NUMBER, "mu_k": NUMBER,
                      "dc": NUMBER, "eps_v": NUMBER},
         "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
+        "formulation": STRING, "two_pass": BOOL, "enforcement": STRING, "penalty_factor": NUMBER,
     }],
     "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
     "solver": {"backend": STRING, "tolerance": NUMBER, "max_iterations": NUMBER,
                "max_cutbacks": NUMBER, "max_backtracks": NUMBER},
     "output": {"vtu": BOOL},
     "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
-                  "center": ARRAY, "axis": ARRAY, "direction": ARRAY},
+                  "center": ARRAY, "axis": ARRAY, "direction": ARRAY, "stress": ARRAY},
 }
 
 

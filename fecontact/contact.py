@@ -13,6 +13,7 @@ import numpy as np
 
 from .friction.laws import Coulomb
 from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
+from .mortar import weighted_kinematics
 from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
                            node_to_triangle, node_to_vertex)
 from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
@@ -76,6 +77,13 @@ class ContactPair:
         Augmentation parameters per slave node.
     law : friction law, optional
         :mod:`fecontact.friction.laws`; default ``Coulomb(mu)``.
+    formulation : str
+        ``"node_to_segment"`` (node-to-segment in 2D, node-to-facet in 3D) or
+        ``"mortar"`` (2D segment-to-segment, :mod:`fecontact.mortar`).
+    penalty : ndarray, shape (m,), optional
+        Penalty stiffness per slave node (traction per length): the normal
+        condition is then ``lam_n = penalty * max(0, -g_n)`` instead of the
+        exact Signorini condition (frictionless pairs only).
     """
 
     name: str
@@ -85,6 +93,8 @@ class ContactPair:
     c_n: np.ndarray
     c_t: np.ndarray
     law: object = None
+    formulation: str = "node_to_segment"
+    penalty: np.ndarray | None = None
 
     @property
     def friction(self):
@@ -150,6 +160,8 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         if dim == 3:
             return _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference,
                                      facet0)
+        if pair.formulation == "mortar":
+            return _mortar_kinematics(pair, system, xs, xs0, x, x0, tangent0)
         ga = system.global_nodes(master.body, master.facets[0])
         gb = system.global_nodes(master.body, master.facets[1])
         proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
@@ -169,6 +181,27 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     else:
         raise TypeError(f"unknown master of pair {pair.name!r}: {type(master).__name__}")
     return PairKinematics(local, slave_dofs, np.full(slave.size, -1))
+
+
+def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
+                       tangent0) -> PairKinematics:
+    """Segment-to-segment kinematics (:func:`fecontact.mortar.weighted_kinematics`)."""
+    slave, master = pair.slave, pair.master
+    ga = system.global_nodes(master.body, master.facets[0])
+    gb = system.global_nodes(master.body, master.facets[1])
+    rows = np.searchsorted(slave.nodes, slave.facets)
+    X = system.bodies[slave.body].node_coords[:, slave.facets]              # (2, 2, n_e)
+    length = np.linalg.norm(X[:, 1] - X[:, 0], axis=0)
+    local, slots, segment = weighted_kinematics(
+        xs, xs0, rows, x[:, ga].T, x[:, gb].T, x0[:, ga].T, x0[:, gb].T, slave.area, length,
+        tangent0)
+    m = xs.shape[0]
+    ends = np.column_stack([ga, gb]).ravel()                       # m + 2 f (+1) -> node
+    nodes = np.concatenate([system.global_nodes(slave.body, slave.nodes), ends, [-1]])
+    node = nodes[np.where(slots >= 0, slots, nodes.size - 1)]      # (m, P, 4)
+    dofs = np.where(node[..., None] >= 0, system.node_dofs(np.maximum(node, 0).ravel())
+                    .reshape(node.shape + (2,)), -1)
+    return PairKinematics(local, dofs.reshape(m, -1), segment)
 
 
 def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,

@@ -85,3 +85,26 @@ def constant_load(basis: skfem.AbstractBasis, value) -> np.ndarray:
         return sum(c[i] * v[i] for i in range(c.size))
 
     return form.assemble(basis)
+
+
+def stress(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
+    r"""Cauchy stress ``sigma = lambda tr(eps) I + 2 mu eps`` at the quadrature points.
+
+    Parameters
+    ----------
+    basis : skfem.Basis
+        Vector basis of the body.
+    u : ndarray, shape (basis.N,)
+        The body's displacement.
+
+    Returns
+    -------
+    ndarray, shape (dim, dim, n_elements, n_quadrature_points)
+        In plane strain and plane stress the in-plane components.
+    """
+    grad = basis.interpolate(u).grad
+    dim = grad.shape[0]
+    eps = 0.5 * (grad + np.swapaxes(grad, 0, 1))
+    lam, mu = material.lame(dim)
+    trace = np.einsum("ii...->...", eps)
+    return lam * trace[None, None] * np.eye(dim)[:, :, None, None] + 2.0 * mu * eps

@@ -224,7 +224,40 @@ def cattaneo_mindlin_sphere(model, state, ref: dict) -> dict:
     }
 
 
-REFERENCES = {"hertz_line": hertz_line, "cattaneo_mindlin_line": cattaneo_mindlin_line,
+def uniform_stress(model, state, ref: dict) -> dict:
+    """Contact patch test: every body's stress against a uniform stress tensor.
+
+    ``reference.stress`` is the exact stress (a ``dim x dim`` table).  Reports
+    the largest deviation over all quadrature points of all bodies relative
+    to the tensor's norm, and, for a pair with multipliers named by
+    ``reference.contact``, the largest deviation of the nodal contact
+    pressures from ``n . sigma . n``.
+    """
+    from .elasticity import stress
+
+    system = model.problem.system
+    exact = np.asarray(ref.get("stress"), float)
+    if exact.shape != (system.dim, system.dim):
+        raise CaseError(f"{model.case['_path']}: 'reference.stress' must be a {system.dim} x "
+                        f"{system.dim} table")
+    scale = float(np.linalg.norm(exact))
+    deviation = 0.0
+    for b, body in enumerate(system.bodies):
+        lo, hi = system.dim * system.node_offset[b], system.dim * system.node_offset[b + 1]
+        sigma = stress(body.basis, body.material, state.u[lo:hi])
+        diff = np.linalg.norm((sigma - exact[:, :, None, None]).reshape(system.dim**2, -1), axis=0)
+        deviation = max(deviation, float(diff.max()) / scale)
+    out = {"stress_deviation": _metric(deviation)}
+    _, pair, sl = _pair_slice(model, ref.get("contact"))
+    if pair.penalty is None:
+        n = state.normal[sl]
+        pressure = -np.einsum("mi,ij,mj->m", n, exact, n)
+        lam = state.multiplier[sl, 0]
+        out["pressure_deviation"] = _metric(np.max(np.abs(lam - pressure)) / np.max(np.abs(pressure)))
+    return out
+
+
+REFERENCES = {"uniform_stress": uniform_stress, "hertz_line": hertz_line, "cattaneo_mindlin_line": cattaneo_mindlin_line,
               "hertz_sphere": hertz_sphere, "cattaneo_mindlin_sphere": cattaneo_mindlin_sphere}
 
 

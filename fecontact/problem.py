@@ -172,6 +172,9 @@ class ContactProblem:
         self.area = cat([p.slave.area for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_n = cat([p.c_n for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_t = cat([p.c_t for p in self.pairs]) if self.pairs else np.zeros(0)
+        # penalty stiffness of regularised nodes (0: exact normal condition)
+        self.penalty = cat([np.zeros(p.n_nodes) if p.penalty is None else p.penalty
+                            for p in self.pairs]) if self.pairs else np.zeros(0)
         # nodal length (2D) or square root of the nodal area (3D)
         self.node_size = self.area if self.dim == 2 else np.sqrt(self.area)
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
@@ -318,7 +321,7 @@ class ContactProblem:
         kin = self.kinematics(u, t, state, hint)
         self._facet_hint = (state, kin.facet)
         cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t,
-                           self.friction_law(state, kin.local.slip, t))
+                           self.friction_law(state, kin.local.slip, t), self.penalty)
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
         internal = sysm.K @ u

@@ -18,10 +18,14 @@ COARSE = {
     "hertz2d_friction": ["bodies.0.mesh.h_contact=0.01", "bodies.0.mesh.grading=1.3",
                          "steps.count=2"],
 }
+# the same with segment-to-segment (mortar) contact
+# (a larger initial overlap: the weighted gap of the coarse curved mesh is open at 1e-4)
+COARSE["cattaneo2d-mortar"] = COARSE["cattaneo2d"] + ['contact.0.formulation="mortar"',
+                                                 "bodies.1.mesh.center=[0.0, 7.998]"]
 
 
 def _model(name):
-    return build_model(load_case(CASES / f"{name}.toml", COARSE[name]))
+    return build_model(load_case(CASES / f"{name.split('-')[0]}.toml", COARSE[name]))
 
 
 @pytest.mark.parametrize("name", list(COARSE))

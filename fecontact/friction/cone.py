@@ -120,7 +120,8 @@ class ContactResidual:
 
 
 def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
-                  c_n: np.ndarray, c_t: np.ndarray, friction) -> ContactResidual:
+                  c_n: np.ndarray, c_t: np.ndarray, friction,
+                  penalty: np.ndarray | None = None) -> ContactResidual:
     """Evaluate the Alart–Curnier equations with a friction law's return map.
 
     Parameters
@@ -136,6 +137,10 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
         FrictionResponse`` (:mod:`fecontact.friction.laws`), evaluated with
         the trial traction ``z = lam_t - c_t slip`` and the augmented normal
         traction.
+    penalty : ndarray, shape (m,), optional
+        Penalty stiffness ``eps`` (traction per length) of nodes whose normal
+        condition is regularised, ``lam_n = eps max(0, -g_n)`` (``C_n = lam_n -
+        eps max(0, -g_n)``); ``0`` or omitted: the exact Signorini condition.
 
     Notes
     -----
@@ -148,9 +153,15 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
     lam_n, lam_t = multiplier[:, 0], multiplier[:, 1:]
     aug = lam_n - c_n * gap
     active = aug >= 0.0    # closed at exactly zero: an element of the generalised derivative
-    lam_hat = np.where(active, aug, 0.0)
     dhat_dlam = active.astype(float)          # d lam_hat / d lam_n
     dhat_dgap = -c_n * active                 # d lam_hat / d g_n
+    if penalty is not None:
+        regular = penalty > 0.0
+        aug = np.where(regular, -penalty * gap, aug)
+        active = np.where(regular, gap <= 0.0, active)
+        dhat_dlam = np.where(regular, 0.0, dhat_dlam)
+        dhat_dgap = np.where(regular, -penalty * active, dhat_dgap)
+    lam_hat = np.where(active, aug, 0.0)
 
     trial = lam_t - c_t[:, None] * slip
     law = None

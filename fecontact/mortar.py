@@ -1,0 +1,258 @@
+r"""Segment-to-segment (mortar) contact kinematics in 2D: weighted gap and slip.
+
+Node-to-segment contact enforces the gap at slave nodes only and sends each
+slave force to the master through the master shape functions at one point;
+that transfer is not consistent, so a uniform pressure across non-matching
+meshes comes out non-uniform (the contact patch test fails).  The mortar
+form measures the gap in an integral sense instead.  With ``N_j`` the
+piecewise-linear slave shape function of node ``j`` and the slave surface
+projected along the master normals,
+
+.. math::
+
+    \tilde g_j = \int_{\Gamma_s} N_j\, g \, d\Gamma, \qquad
+    \Delta\tilde s_j = \int_{\Gamma_s} N_j\, \tau^0_j\cdot
+        \big[(x_s - x_s^0) - (x_m - x_m^0)\circ\pi\big] \, d\Gamma,
+
+where ``g = n_f . (x_s - x_a)`` on the part of slave segment ``e`` that
+projects inside master segment ``f = (a, b)`` (``n_f`` its normal, towards the
+slave), and ``pi`` maps a slave point to the master point it projects on.
+Each integral is a sum over the overlapping (slave segment, master segment)
+pairs.  On one pair, with the slave parameter ``eta`` in ``[0, 1]``, the
+master parameter ``xi(eta)`` is affine, the overlap is the interval where
+``0 <= xi <= 1``, and both integrands are quadratic in ``eta``, so two Gauss
+points integrate them exactly (segment-based integration).
+
+The kinematic rows of node ``j`` are ``gap_j = g~_j / A_j`` and
+``slip_j = Delta s~_j / A_j`` (``A_j`` the lumped nodal length), so that the
+contact virtual work ``A_j lam_j d(gap_j) = lam_j d(g~_j)`` is that of the
+traction field ``sum_j lam_j N_j``, and the multipliers stay tractions.  The
+constraint is the weighted-gap condition ``g~_j >= 0, lam_j >= 0,
+lam_j g~_j = 0`` (standard, not dual, multiplier shape functions).  With it a
+uniform pressure is transmitted exactly across any non-matching flat
+interface: the master nodal forces are ``p int N_m`` by the partition of
+unity of the ``N_j`` and exact integration.
+
+Derivatives are exact (:class:`fecontact.jet.Jet`) for a fixed set of
+overlapping pairs.  A slave node whose support overlaps no master segment is
+open at its distance to the master surface.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .jet import Jet, dot
+from .kinematics import LocalKinematics, node_to_segment
+
+GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))
+
+
+def _where(cond: np.ndarray, a: Jet, b: Jet) -> Jet:
+    """Row-wise choice between two jets."""
+    return Jet(np.where(cond, a.value, b.value), np.where(cond[:, None], a.grad, b.grad),
+               np.where(cond[:, None, None], a.hess, b.hess))
+
+
+def overlapping_pairs(x_s1, x_s2, x_a, x_b) -> tuple[np.ndarray, np.ndarray]:
+    """Facing (slave segment, master segment) pairs whose projections overlap.
+
+    Candidates are master segments whose midpoint lies within the sum of the
+    two segment lengths of the slave midpoint (KD-tree, ``O(n log n)``).  A
+    pair is kept when the slave segment faces the master one (opposite
+    normals) and some of it projects inside it.
+
+    Parameters
+    ----------
+    x_s1, x_s2 : ndarray, shape (n_e, 2)
+        Slave segment ends (slave body on the left of ``s1 -> s2``).
+    x_a, x_b : ndarray, shape (n_f, 2)
+        Master segment ends.
+
+    Returns
+    -------
+    slave, master : ndarray of int, shape (p,)
+    """
+    mid_s, mid_m = 0.5 * (x_s1 + x_s2), 0.5 * (x_a + x_b)
+    len_s = np.linalg.norm(x_s2 - x_s1, axis=1)
+    radius = len_s + np.linalg.norm(x_b - x_a, axis=1).max()
+    hits = cKDTree(mid_m).query_ball_point(mid_s, radius)
+    counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
+    slave = np.repeat(np.arange(len(hits)), counts)
+    master = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
+    t_s, t_m = x_s2[slave] - x_s1[slave], x_b[master] - x_a[master]
+    facing = np.einsum("pi,pi->p", t_s, t_m) < 0.0
+    lo, hi = _overlap(x_s1[slave], x_s2[slave], x_a[master], t_m)
+    keep = facing & (hi > lo)
+    return slave[keep], master[keep]
+
+
+def _overlap(s1, s2, a, t):
+    """Slave-parameter interval projecting inside the master segment (float arrays)."""
+    ell2 = np.einsum("pi,pi->p", t, t)
+    xi0 = np.einsum("pi,pi->p", s1 - a, t) / ell2
+    xi1 = np.einsum("pi,pi->p", s2 - a, t) / ell2
+    dxi = np.where(xi1 != xi0, xi1 - xi0, np.finfo(float).tiny)
+    ea, eb = -xi0 / dxi, (1.0 - xi0) / dxi
+    return np.maximum(0.0, np.minimum(ea, eb)), np.minimum(1.0, np.maximum(ea, eb))
+
+
+def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, first: np.ndarray,
+                   length: np.ndarray):
+    """Weighted gap and slip contributions of overlapping segment pairs.
+
+    Parameters
+    ----------
+    x_s1, x_s2, x_a, x_b : ndarray, shape (p, 2)
+        Current slave segment ends and master segment ends.
+    x_s10, x_s20, x_a0, x_b0 : ndarray, shape (p, 2)
+        The same at the start of the step.
+    tangent0 : ndarray, shape (p, 2)
+        Slip direction of the slave node the contribution belongs to.
+    first : ndarray of bool, shape (p,)
+        Whether that node is ``s1`` (weight ``N = 1 - eta``) or ``s2`` (``eta``).
+    length : ndarray, shape (p,)
+        Reference length of the slave segment: the integrals are over the
+        reference slave surface, as the lumped areas and the applied loads
+        of the small-strain bulk.
+
+    Returns
+    -------
+    gap, slip : Jet
+        ``int N g`` and ``int N tau0 . (relative displacement)`` over the
+        overlap, with derivatives in the local variables
+        ``(x_s1, y_s1, x_s2, y_s2, x_a, y_a, x_b, y_b)``.
+    weight : ndarray, shape (p,)
+        ``int N`` over the overlap (to weight the contributions' normals).
+    normal : ndarray, shape (p, 2)
+    """
+    v = Jet.variables(np.hstack([x_s1, x_s2, x_a, x_b]))
+    s1, s2, a, b = v[0:2], v[2:4], v[4:6], v[6:8]
+    t = [b[0] - a[0], b[1] - a[1]]
+    ell2 = dot(t, t)
+    ell = ell2.sqrt()
+    n = [t[1] / ell, -1.0 * t[0] / ell]
+    e = [s2[0] - s1[0], s2[1] - s1[1]]
+    xi0 = dot([s1[0] - a[0], s1[1] - a[1]], t) / ell2
+    dxi = dot(e, t) / ell2
+    ea, eb = (-1.0 * xi0) / dxi, (1.0 - xi0) / dxi
+    swap = ea.value > eb.value
+    lo, hi = _where(swap, eb, ea), _where(swap, ea, eb)
+    zero, one = Jet.constant(0.0, ea), Jet.constant(1.0, ea)
+    lo = _where(lo.value > 0.0, lo, zero)
+    hi = _where(hi.value < 1.0, hi, one)
+    span = hi - lo
+    gap = slip = None
+    weight = np.zeros(x_s1.shape[0])
+    for g in GAUSS:
+        eta = lo + span * g
+        shape = _where(first, 1.0 - eta, eta)
+        w = shape * span * length * 0.5
+        xs = [s1[i] + eta * e[i] for i in range(2)]
+        xi = xi0 + eta * dxi
+        xs0 = [x_s10[:, i] + eta * (x_s20[:, i] - x_s10[:, i]) for i in range(2)]
+        rel = [(xs[i] - xs0[i]) - (1.0 - xi) * (a[i] - x_a0[:, i]) - xi * (b[i] - x_b0[:, i])
+               for i in range(2)]
+        g_q = w * dot(n, [xs[0] - a[0], xs[1] - a[1]])
+        s_q = w * dot([tangent0[:, 0], tangent0[:, 1]], rel)
+        gap = g_q if gap is None else gap + g_q
+        slip = s_q if slip is None else slip + s_q
+        weight += w.value
+    normal = np.column_stack([c.value for c in n])
+    return gap, slip, weight, normal
+
+
+def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_b,
+                        x_master_a0, x_master_b0, area, length, tangent0=None):
+    """Mortar kinematics of every slave node of one surface pair.
+
+    Parameters
+    ----------
+    x_slave, x_slave0 : ndarray, shape (m, 2)
+        Current and start-of-step slave node coordinates (rows = slave nodes).
+    slave_segments : ndarray of int, shape (2, n_e)
+        Slave segments as row indices into ``x_slave`` (outward oriented).
+    x_master_a, x_master_b, x_master_a0, x_master_b0 : ndarray, shape (n_f, 2)
+        Current and start-of-step master segment ends.
+    area : ndarray, shape (m,)
+        Lumped nodal lengths ``A_j``.
+    length : ndarray, shape (n_e,)
+        Reference lengths of the slave segments.
+    tangent0 : ndarray, shape (m, 1, 2), optional
+        Slip directions (start-of-step tangents); current ones if omitted.
+
+    Returns
+    -------
+    local : LocalKinematics
+        Rows ``gap_j = g~_j/A_j``, ``slip_j = Delta s~_j/A_j``; the local
+        variables are ``P`` slots of 8 (slave segment ends, master segment
+        ends) per row, ``P`` the largest number of contributions of a row.
+    slots : ndarray of int, shape (m, P, 4)
+        Slave row (``0..m-1``) or master segment end (``m + 2 f`` for ``a``,
+        ``m + 2 f + 1`` for ``b``) behind each slot's four points; ``-1`` in
+        unused slots.
+    segment : ndarray of int, shape (m,)
+        The node-to-segment closest master segment (reported as the node's facet).
+    """
+    m = x_slave.shape[0]
+    i1, i2 = slave_segments
+    # the node-to-segment projection supplies normals, tangents and the
+    # distance of nodes that no master segment covers
+    from .search import closest_segments
+    proj = closest_segments(x_slave, x_master_a, x_master_b)
+    f = proj.segment
+    nts = node_to_segment(x_slave, x_master_a[f], x_master_b[f], x_slave0, x_master_a0[f],
+                          x_master_b0[f], tangent0)
+    if tangent0 is None:
+        tangent0 = nts.tangent
+    e, fm = overlapping_pairs(x_slave[i1], x_slave[i2], x_master_a, x_master_b)
+    # one contribution per (node, slave segment, master segment)
+    e2 = np.concatenate([e, e])
+    f2 = np.concatenate([fm, fm])
+    first = np.repeat([True, False], e.size)
+    row = np.where(first, i1[e2], i2[e2])
+    gap, slip, weight, normal = pair_integrals(
+        x_slave[i1[e2]], x_slave[i2[e2]], x_master_a[f2], x_master_b[f2],
+        x_slave0[i1[e2]], x_slave0[i2[e2]], x_master_a0[f2], x_master_b0[f2],
+        tangent0[row, 0, :], first, length[e2])
+    # slot of each contribution within its row
+    order = np.argsort(row, kind="stable")
+    counts = np.bincount(row, minlength=m)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    slot = np.empty(row.size, int)
+    slot[order] = np.arange(row.size) - start[row[order]]
+    P = max(int(counts.max(initial=0)), 1)
+    k = 8 * P
+    covered = counts > 0
+    inv_area = 1.0 / area[row]
+    gap_v = np.where(covered, 0.0, proj.distance)
+    slip_v = np.where(covered, 0.0, 0.0)
+    np.add.at(gap_v, row, gap.value * inv_area)
+    np.add.at(slip_v, row, slip.value * inv_area)
+    d_gap = np.zeros((m, P, 8))
+    d_slip = np.zeros((m, P, 8))
+    h_gap = np.zeros((m, P, 8, 8))
+    h_slip = np.zeros((m, P, 8, 8))
+    d_gap[row, slot] = gap.grad * inv_area[:, None]
+    d_slip[row, slot] = slip.grad * inv_area[:, None]
+    h_gap[row, slot] = gap.hess * inv_area[:, None, None]
+    h_slip[row, slot] = slip.hess * inv_area[:, None, None]
+
+    def block_diagonal(h):
+        out = np.zeros((m, k, k))
+        for p in range(P):
+            out[:, 8 * p:8 * p + 8, 8 * p:8 * p + 8] = h[:, p]
+        return out
+
+    nrm = np.zeros((m, 2))
+    np.add.at(nrm, row, weight[:, None] * normal)
+    size = np.linalg.norm(nrm, axis=1)
+    nrm = np.where(covered[:, None], nrm / np.where(size > 0, size, 1.0)[:, None], nts.normal)
+    tangent = np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :]
+    slots = np.full((m, P, 4), -1)
+    slots[row, slot] = np.column_stack([i1[e2], i2[e2], m + 2 * f2, m + 2 * f2 + 1])
+    local = LocalKinematics(gap=gap_v, slip=slip_v[:, None], normal=nrm, tangent=tangent,
+                            d_gap=d_gap.reshape(m, k), d_slip=d_slip.reshape(m, 1, k),
+                            h_gap=block_diagonal(h_gap), h_slip=block_diagonal(h_slip)[:, None])
+    return local, slots, f
