@@ -187,7 +187,8 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
     local : LocalKinematics
         Rows ``gap_j = g~_j/A_j``, ``slip_j = Delta s~_j/A_j``; the local
         variables are ``P`` slots of 8 (slave segment ends, master segment
-        ends) per row, ``P`` the largest number of contributions of a row.
+        ends) per row, ``P`` the largest number of contributions of a row
+        (:func:`gather_rows`).
     slots : ndarray of int, shape (m, P, 4)
         Slave row (``0..m-1``) or master segment end (``m + 2 f`` for ``a``,
         ``m + 2 f + 1`` for ``b``) behind each slot's four points; ``-1`` in
@@ -216,43 +217,83 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
         x_slave[i1[e2]], x_slave[i2[e2]], x_master_a[f2], x_master_b[f2],
         x_slave0[i1[e2]], x_slave0[i2[e2]], x_master_a0[f2], x_master_b0[f2],
         tangent0[row, 0, :], first, length[e2])
-    # slot of each contribution within its row
+    local, slots = gather_rows(m, row, gap, [slip], weight, normal,
+                               np.column_stack([i1[e2], i2[e2], m + 2 * f2, m + 2 * f2 + 1]),
+                               area, proj.distance, nts.normal, nts.tangent,
+                               lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :])
+    return local, slots, f
+
+
+def gather_rows(m: int, row: np.ndarray, gap: Jet, slip: list, weight: np.ndarray,
+                normal: np.ndarray, points: np.ndarray, area: np.ndarray, distance: np.ndarray,
+                fallback_normal: np.ndarray, fallback_tangent: np.ndarray, tangent_of):
+    """Sum mortar contributions into the kinematic rows of the slave nodes.
+
+    Contribution ``c`` belongs to row ``row[c]``; its ``k_c`` local
+    variables are the coordinates of ``points[c]`` (``n_p`` points of
+    ``d`` coordinates).  Row ``j`` gets ``gap_j = sum_c gap_c / A_j`` (and
+    the same for each slip component); its local variables are ``P`` slots
+    of ``k_c``, one per contribution, so that its Hessian is block diagonal.
+    Rows without contributions are open at ``distance`` with the fallback
+    normal and tangents.
+
+    Parameters
+    ----------
+    gap : Jet
+        Contributions ``int N_j g``, shape (c,), ``k_c`` variables.
+    slip : list of Jet
+        ``q`` tangential components of ``int N_j tau0 . (relative displacement)``.
+    weight : ndarray, shape (c,)
+        ``int N_j`` of each contribution (weights of the averaged normal).
+    normal : ndarray, shape (c, d)
+    points : ndarray of int, shape (c, n_p)
+        Point identifiers of each contribution's variables (slave rows
+        ``0..m-1``, master points from ``m`` on).
+    tangent_of : callable
+        Tangent basis, shape (m, q, d), of unit normals (m, d).
+
+    Returns
+    -------
+    local : LocalKinematics
+    slots : ndarray of int, shape (m, P, n_p)
+        Point identifiers per slot (``-1``: unused).
+    """
+    q, d = len(slip), normal.shape[1]
+    kc = gap.grad.shape[1]
     order = np.argsort(row, kind="stable")
     counts = np.bincount(row, minlength=m)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     slot = np.empty(row.size, int)
     slot[order] = np.arange(row.size) - start[row[order]]
     P = max(int(counts.max(initial=0)), 1)
-    k = 8 * P
+    k = kc * P
     covered = counts > 0
     inv_area = 1.0 / area[row]
-    gap_v = np.where(covered, 0.0, proj.distance)
-    slip_v = np.where(covered, 0.0, 0.0)
+    gap_v = np.where(covered, 0.0, distance)
     np.add.at(gap_v, row, gap.value * inv_area)
-    np.add.at(slip_v, row, slip.value * inv_area)
-    d_gap = np.zeros((m, P, 8))
-    d_slip = np.zeros((m, P, 8))
-    h_gap = np.zeros((m, P, 8, 8))
-    h_slip = np.zeros((m, P, 8, 8))
+    slip_v = np.zeros((m, q))
+    d_gap = np.zeros((m, P, kc))
+    d_slip = np.zeros((m, q, P, kc))
+    h_gap = np.zeros((m, k, k))
+    h_slip = np.zeros((m, q, k, k))
     d_gap[row, slot] = gap.grad * inv_area[:, None]
-    d_slip[row, slot] = slip.grad * inv_area[:, None]
-    h_gap[row, slot] = gap.hess * inv_area[:, None, None]
-    h_slip[row, slot] = slip.hess * inv_area[:, None, None]
-
-    def block_diagonal(h):
-        out = np.zeros((m, k, k))
-        for p in range(P):
-            out[:, 8 * p:8 * p + 8, 8 * p:8 * p + 8] = h[:, p]
-        return out
-
-    nrm = np.zeros((m, 2))
+    # Hessian blocks on the diagonal, block ``slot`` of row ``row``
+    r_idx = row[:, None, None]
+    idx = kc * slot[:, None] + np.arange(kc)
+    rows_, cols_ = idx[:, :, None], idx[:, None, :]
+    h_gap[r_idx, rows_, cols_] = gap.hess * inv_area[:, None, None]
+    for a, s_a in enumerate(slip):
+        np.add.at(slip_v[:, a], row, s_a.value * inv_area)
+        d_slip[row, a, slot] = s_a.grad * inv_area[:, None]
+        h_slip[r_idx, a, rows_, cols_] = s_a.hess * inv_area[:, None, None]
+    nrm = np.zeros((m, d))
     np.add.at(nrm, row, weight[:, None] * normal)
     size = np.linalg.norm(nrm, axis=1)
-    nrm = np.where(covered[:, None], nrm / np.where(size > 0, size, 1.0)[:, None], nts.normal)
-    tangent = np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :]
-    slots = np.full((m, P, 4), -1)
-    slots[row, slot] = np.column_stack([i1[e2], i2[e2], m + 2 * f2, m + 2 * f2 + 1])
-    local = LocalKinematics(gap=gap_v, slip=slip_v[:, None], normal=nrm, tangent=tangent,
-                            d_gap=d_gap.reshape(m, k), d_slip=d_slip.reshape(m, 1, k),
-                            h_gap=block_diagonal(h_gap), h_slip=block_diagonal(h_slip)[:, None])
-    return local, slots, f
+    nrm = np.where(covered[:, None], nrm / np.where(size > 0, size, 1.0)[:, None], fallback_normal)
+    tangent = np.where(covered[:, None, None], tangent_of(nrm), fallback_tangent)
+    slots = np.full((m, P, points.shape[1]), -1)
+    slots[row, slot] = points
+    local = LocalKinematics(gap=gap_v, slip=slip_v, normal=nrm, tangent=tangent,
+                            d_gap=d_gap.reshape(m, k), d_slip=d_slip.reshape(m, q, k),
+                            h_gap=h_gap, h_slip=h_slip)
+    return local, slots
