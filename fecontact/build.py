@@ -173,12 +173,8 @@ def build_model(case: dict) -> Model:
         if formulation not in FORMULATIONS:
             raise CaseError(f"{source}: '{where}.formulation' = {formulation!r}; choose one of "
                             f"{', '.join(FORMULATIONS)}")
-        if formulation == "mortar" and (system.dim != 2 or not hasattr(master, "facets")):
-            raise CaseError(f"{source}: '{where}.formulation' = 'mortar' needs a 2D body as master "
-                            f"(3D and obstacles use node_to_segment)")
-        if formulation == "mortar" and bodies[slave.body].has_edge_nodes:
-            raise CaseError(f"{source}: '{where}.formulation' = 'mortar' needs a linear slave body "
-                            f"(P1 or Q1), not {bodies[slave.body].element}")
+        if formulation == "mortar":
+            _check_mortar(slave, master, bodies, f"{source}: '{where}.formulation' = 'mortar'")
         name = spec.get("name", f"contact{k}")
         enforcement = spec.get("enforcement", "multiplier")
         if enforcement not in ENFORCEMENTS:
@@ -228,6 +224,19 @@ def build_model(case: dict) -> Model:
     stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)))
     return Model(case, ContactProblem(system, pairs), levels, newton, stepping,
                  solver.get("backend", "auto"))
+
+
+def _check_mortar(slave, master, bodies, prefix):
+    """Mortar needs a body as master and linear facets (triangles in 3D)."""
+    if not hasattr(master, "facets"):
+        raise CaseError(f"{prefix} needs a body as master, not an obstacle")
+    for surface in (slave, master):
+        body = bodies[surface.body]
+        if body.has_edge_nodes:
+            raise CaseError(f"{prefix} needs linear elements; body {body.name!r} is {body.element}")
+        if body.dim == 3 and surface.facets.shape[0] != 3:
+            raise CaseError(f"{prefix} needs triangle facets in 3D (tetrahedra); body {body.name!r} "
+                            f"has quadrilaterals")
 
 
 def _surface(spec, where, bodies, index, source):

@@ -13,8 +13,10 @@ import numpy as np
 
 from .friction.laws import Coulomb
 from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
-from .mortar import weighted_kinematics
-from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
+from .jet import concatenate_jets
+from .mortar import gather_rows, weighted_kinematics
+from .mortar3d import facing_pairs, pair_integrals
+from .kinematics3d import (node_to_edge, tangent_basis, node_to_plane, node_to_quad, node_to_sphere,
                            node_to_triangle, node_to_vertex)
 from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
 from .surface import ContactSurface
@@ -158,8 +160,11 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     dim = x.shape[0]
     if isinstance(master, ContactSurface):
         if dim == 3:
-            return _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference,
-                                     facet0)
+            nts = _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference,
+                                    facet0)
+            if pair.formulation == "mortar":
+                return _mortar3d_kinematics(pair, system, xs, xs0, x, x0, tangent0, reference, nts)
+            return nts
         if pair.formulation == "mortar":
             return _mortar_kinematics(pair, system, xs, xs0, x, x0, tangent0)
         ga = system.global_nodes(master.body, master.facets[0])
@@ -202,6 +207,40 @@ def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
     dofs = np.where(node[..., None] >= 0, system.node_dofs(np.maximum(node, 0).ravel())
                     .reshape(node.shape + (2,)), -1)
     return PairKinematics(local, dofs.reshape(m, -1), segment)
+
+
+def _mortar3d_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0, tangent0,
+                         reference, nts: PairKinematics) -> PairKinematics:
+    """Facet-to-facet kinematics (:mod:`fecontact.mortar3d`).
+
+    ``nts`` (node-to-facet kinematics of the same nodes) supplies the facet,
+    and the normal, tangents and distance of nodes no master facet covers.
+    """
+    slave, master = pair.slave, pair.master
+    m = xs.shape[0]
+    rows = np.searchsorted(slave.nodes, slave.facets)                     # (3, n_e)
+    G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
+    tri_s = np.transpose(xs[rows], (1, 0, 2))                             # (n_e, 3, 3)
+    tri_m = np.transpose(x[:, G], (2, 1, 0))                              # (n_f, 3, 3)
+    e, f, lines, count = facing_pairs(tri_s, tri_m)
+    X = system.bodies[slave.body].node_coords[:, slave.facets]            # (3, 3, n_e)
+    ref_area = 0.5 * np.linalg.norm(np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0], axis=0), axis=0)
+    t0 = nts.local.tangent if tangent0 is None else tangent0
+    gap, slip, weight, normal = pair_integrals(
+        tri_s[e], tri_m[f], np.transpose(xs0[rows], (1, 0, 2))[e], np.transpose(x0[:, G], (2, 1, 0))[f],
+        lines, count, t0[rows[:, e].T], ref_area[e])
+    row = rows[:, e].ravel()
+    points = np.hstack([np.tile(rows[:, e].T, (3, 1)), np.tile(m + 3 * f[:, None] + np.arange(3), (3, 1))])
+    local, slots = gather_rows(
+        m, row, concatenate_jets(gap), [concatenate_jets([s[q] for s in slip]) for q in range(2)],
+        weight.T.ravel(), np.tile(normal, (3, 1)), points, slave.area, np.abs(nts.local.gap),
+        nts.local.normal, nts.local.tangent, lambda nrm: tangent_basis(nrm, reference))
+    ends = G.T.ravel()                                                    # m + 3 f + i -> node
+    nodes = np.concatenate([system.global_nodes(slave.body, slave.nodes), ends, [-1]])
+    node = nodes[np.where(slots >= 0, slots, nodes.size - 1)]
+    dofs = np.where(node[..., None] >= 0, system.node_dofs(np.maximum(node, 0).ravel())
+                    .reshape(node.shape + (3,)), -1)
+    return PairKinematics(local, dofs.reshape(m, -1), nts.facet)
 
 
 def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,

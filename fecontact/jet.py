@@ -119,3 +119,9 @@ def dot(a, b) -> Jet:
     for ai, bi in zip(a[1:], b[1:]):
         out = out + ai * bi
     return out
+
+
+def concatenate_jets(jets: list) -> Jet:
+    """One batch from several batches of the same variables."""
+    return Jet(np.concatenate([j.value for j in jets]), np.concatenate([j.grad for j in jets]),
+               np.concatenate([j.hess for j in jets]))

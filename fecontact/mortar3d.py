@@ -1,0 +1,299 @@
+r"""Facet-to-facet (mortar) contact kinematics in 3D on triangle surfaces.
+
+The 3D counterpart of :mod:`fecontact.mortar`: for slave node ``j`` with the
+linear slave shape function ``N_j``,
+
+.. math::
+
+    \tilde g_j = \int_{\Gamma_s} N_j\, g \, d\Gamma, \qquad
+    \Delta\tilde s_j = \int_{\Gamma_s} N_j\, \tau^0_j\cdot
+        \big[(x_s - x_s^0) - (x_m - x_m^0)\circ\pi\big] \, d\Gamma
+
+and the kinematic rows are ``g~_j / A_j`` and ``Delta s~_j / A_j``.
+
+Segmentation.  For each facing pair of a slave triangle ``e`` and a master
+triangle ``f`` the slave triangle is projected along the master normal
+``n_f`` onto the plane of ``f``.  The overlap of the two triangles in that
+plane is a convex polygon (at most six vertices), each vertex the
+intersection of two of the six edge lines (a vertex of one triangle is the
+intersection of its two edges there).  The polygon is fanned from its
+centroid into triangles.  On each, the slave coordinates ``zeta`` and the
+master coordinates ``beta`` of a point are affine, so the integrands
+``N_j g`` (``g`` the interpolated height of the slave vertices above the
+master plane) and the slip integrand are quadratic, and the three-point
+edge-midpoint rule integrates them exactly.  The measure is the reference
+slave area (``dGamma = A_e^ref / A_e^proj dA``), as the lumped areas.
+
+The polygon's combinatorics (which lines make each vertex) come from a
+floating-point clipping pass; the integrals are then re-evaluated as
+:class:`fecontact.jet.Jet` s of the 18 vertex coordinates, so gradients and
+Hessians are exact for fixed combinatorics.  Only linear triangles are
+supported (a bilinear quadrilateral's vertex functions are not those of its
+two triangles, and the patch test would fail).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .jet import Jet, dot
+from .kinematics3d import _cross, _sub
+
+# the two edge lines through each vertex: lines 0-2 are the slave edges
+# (i -> i+1), lines 3-5 the master edges
+_VERTEX_LINES = [(2, 0), (0, 1), (1, 2), (5, 3), (3, 4), (4, 5)]
+
+
+def _frame(a, b, c):
+    """Unit normal and in-plane axes of triangles (float), shapes (p, 3)."""
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    e1 = (b - a) / np.linalg.norm(b - a, axis=1)[:, None]
+    return n, e1, np.cross(n, e1)
+
+
+def _cross2(a, b):
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def _barycentric2(x, t0, t1, t2):
+    """2D barycentric coordinates of points ``x`` (p, n, 2) in triangles (p, 2)."""
+    det = _cross2(t1 - t0, t2 - t0)[:, None]
+    d = x - t0[:, None]
+    z1 = _cross2(d, (t2 - t0)[:, None]) / det
+    z2 = _cross2((t1 - t0)[:, None], d) / det
+    return np.stack([1.0 - z1 - z2, z1, z2], axis=-1)
+
+
+def clip_polygons(slave, master, tol=1e-10):
+    """Overlap polygons of projected slave triangles and master triangles (floats).
+
+    Parameters
+    ----------
+    slave, master : ndarray, shape (p, 3, 3)
+        Vertices of each pair's slave and master triangles.
+
+    Returns
+    -------
+    lines : ndarray of int, shape (p, V, 2)
+        The two edge lines that make each polygon vertex, counter-clockwise
+        about the master normal; rows with fewer vertices repeat the first.
+    count : ndarray of int, shape (p,)
+        Number of polygon vertices (``< 3``: no overlap).
+    area : ndarray, shape (p,)
+        Polygon area.
+    """
+    p = slave.shape[0]
+    a = master[:, 0]
+    n, e1, e2 = _frame(a, master[:, 1], master[:, 2])
+
+    def plane(x):
+        d = x - a[:, None]
+        return np.stack([np.einsum("pvi,pi->pv", d, e1), np.einsum("pvi,pi->pv", d, e2)], axis=-1)
+
+    S, M = plane(slave), plane(master)                         # (p, 3, 2)
+    pts = np.concatenate([S, M], axis=1)                       # the six vertices
+    starts = pts[:, [0, 1, 2, 3, 4, 5]]
+    ends = pts[:, [1, 2, 0, 4, 5, 3]]
+    cand, lines = [], []
+    # vertices of one triangle inside the other
+    bm = _barycentric2(S, *(M[:, i] for i in range(3)))
+    bs = _barycentric2(M, *(S[:, i] for i in range(3)))
+    inside = np.concatenate([np.all(bm >= -tol, axis=2), np.all(bs >= -tol, axis=2)], axis=1)
+    cand.append(pts)
+    lines.append(np.broadcast_to(np.array(_VERTEX_LINES), (p, 6, 2)))
+    valid = [inside]
+    # slave edge i against master edge k
+    for i in range(3):
+        for k in range(3, 6):
+            P, r = starts[:, i], ends[:, i] - starts[:, i]
+            Q, s = starts[:, k], ends[:, k] - starts[:, k]
+            den = _cross2(r, s)
+            safe = np.where(np.abs(den) > 1e-14 * (np.abs(r).sum(1) * np.abs(s).sum(1)), den, np.nan)
+            t = _cross2(Q - P, s) / safe
+            u = _cross2(Q - P, r) / safe
+            ok = (t >= -tol) & (t <= 1 + tol) & (u >= -tol) & (u <= 1 + tol)
+            cand.append((P + np.nan_to_num(t)[:, None] * r)[:, None])
+            lines.append(np.broadcast_to(np.array([[i, k]]), (p, 1, 2)))
+            valid.append(ok[:, None])
+    cand = np.concatenate(cand, axis=1)                        # (p, 15, 2)
+    lines = np.concatenate(lines, axis=1)
+    valid = np.concatenate(valid, axis=1)
+    # drop duplicates (a vertex lying on an edge of the other triangle)
+    size = np.abs(pts - pts[:, :1]).max(axis=(1, 2))[:, None, None]
+    close = np.linalg.norm(cand[:, :, None] - cand[:, None], axis=3) <= 1e-9 * size
+    earlier = np.tril(np.ones((15, 15), bool), -1)
+    valid &= ~np.any(close & earlier & valid[:, None, :], axis=2)
+    count = valid.sum(axis=1)
+    centre = np.einsum("pv,pvi->pi", valid, cand) / np.maximum(count, 1)[:, None]
+    angle = np.arctan2(cand[..., 1] - centre[:, None, 1], cand[..., 0] - centre[:, None, 0])
+    angle = np.where(valid, angle, np.inf)
+    order = np.argsort(angle, axis=1)
+    V = max(int(count.max(initial=0)), 3)
+    order = order[:, :V]
+    first = order[:, :1]
+    order = np.where(np.arange(V) < count[:, None], order, first)
+    lines = np.take_along_axis(lines, order[:, :, None], axis=1)
+    poly = np.take_along_axis(cand, order[:, :, None], axis=1)
+    nxt = np.roll(poly, -1, axis=1)
+    area = 0.5 * np.sum(_cross2(poly - centre[:, None], nxt - centre[:, None]), axis=1)
+    return lines, count, np.where(count >= 3, area, 0.0)
+
+
+def facing_pairs(slave, master, tol=1e-10):
+    """Facing (slave triangle, master triangle) pairs with overlapping projections.
+
+    Parameters
+    ----------
+    slave : ndarray, shape (n_e, 3, 3)
+    master : ndarray, shape (n_f, 3, 3)
+
+    Returns
+    -------
+    e, f : ndarray of int, shape (p,)
+    lines : ndarray of int, shape (p, V, 2)
+    count : ndarray of int, shape (p,)
+        Number of polygon vertices.
+    """
+    cs, cm = slave.mean(axis=1), master.mean(axis=1)
+    rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
+    rm = np.linalg.norm(master - cm[:, None], axis=2).max()
+    hits = cKDTree(cm).query_ball_point(cs, 2.0 * (rs + rm))
+    counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
+    e = np.repeat(np.arange(len(hits)), counts)
+    f = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
+    ns = np.cross(slave[e, 1] - slave[e, 0], slave[e, 2] - slave[e, 0])
+    nm = np.cross(master[f, 1] - master[f, 0], master[f, 2] - master[f, 0])
+    facing = np.einsum("pi,pi->p", ns, nm) < 0.0
+    e, f = e[facing], f[facing]
+    lines, count, area = clip_polygons(slave[e], master[f], tol)
+    scale = np.linalg.norm(nm[facing], axis=1)
+    keep = (count >= 3) & (area > 1e-12 * scale)
+    return e[keep], f[keep], lines[keep], count[keep]
+
+
+def _pick(index: np.ndarray, jets: list) -> Jet:
+    """Row-wise choice ``jets[index[r]]`` for each row ``r``."""
+    out = jets[0]
+    for i, j in enumerate(jets[1:], start=1):
+        sel = index == i
+        if sel.any():
+            out = Jet(np.where(sel, j.value, out.value), np.where(sel[:, None], j.grad, out.grad),
+                      np.where(sel[:, None, None], j.hess, out.hess))
+    return out
+
+
+def _planar(x, a, e1, e2):
+    d = _sub(x, a)
+    return [dot(d, e1), dot(d, e2)]
+
+
+def _jcross2(a, b):
+    return a[0] * b[1] - a[1] * b[0]
+
+
+def _bary(x, t):
+    """Jet barycentric coordinates of 2D point ``x`` in the 2D triangle ``t``."""
+    r1, r2 = _sub2(t[1], t[0]), _sub2(t[2], t[0])
+    inv = _jcross2(r1, r2).reciprocal()
+    d = _sub2(x, t[0])
+    z1 = _jcross2(d, r2) * inv
+    z2 = _jcross2(r1, d) * inv
+    return [1.0 - z1 - z2, z1, z2]
+
+
+def _sub2(a, b):
+    return [a[0] - b[0], a[1] - b[1]]
+
+
+def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_area):
+    """Weighted gap and slip contributions of slave triangles on master triangles.
+
+    Parameters
+    ----------
+    slave, master : ndarray, shape (p, 3, 3)
+        Current vertices of each pair's triangles.
+    slave0, master0 : ndarray, shape (p, 3, 3)
+        The same at the start of the step.
+    lines : ndarray of int, shape (p, V, 2)
+        Polygon vertices as pairs of edge lines (:func:`clip_polygons`).
+    count : ndarray of int, shape (p,)
+        Number of polygon vertices.
+    tangent0 : ndarray, shape (p, 3, 2, 3)
+        Slip directions of the three slave vertices.
+    ref_area : ndarray, shape (p,)
+        Reference area of the slave triangle.
+
+    Returns
+    -------
+    gap : list of 3 Jet
+        ``int N_j g`` for the slave vertices ``j = 0, 1, 2``; the 18 local
+        variables are the slave then the master vertex coordinates.
+    slip : list of 3 lists of 2 Jet
+    weight : ndarray, shape (p, 3)
+        ``int N_j``.
+    normal : ndarray, shape (p, 3)
+        Master normal.
+    """
+    v = Jet.variables(np.hstack([slave.reshape(-1, 9), master.reshape(-1, 9)]))
+    xs = [v[3 * i:3 * i + 3] for i in range(3)]
+    xm = [v[9 + 3 * i:9 + 3 * i + 3] for i in range(3)]
+    a = xm[0]
+    raw = _cross(_sub(xm[1], a), _sub(xm[2], a))
+    n = [c * dot(raw, raw).sqrt().reciprocal() for c in raw]
+    t1 = _sub(xm[1], a)
+    inv1 = dot(t1, t1).sqrt().reciprocal()
+    e1 = [c * inv1 for c in t1]
+    e2 = _cross(n, e1)
+    S = [_planar(x, a, e1, e2) for x in xs]
+    M = [_planar(x, a, e1, e2) for x in xm]
+    height = [dot(n, _sub(x, a)) for x in xs]
+    pts = S + M
+    starts = [pts[i] for i in (0, 1, 2, 3, 4, 5)]
+    ends = [pts[i] for i in (1, 2, 0, 4, 5, 3)]
+
+    def endpoint(index, which):
+        return [_pick(index, [w[c] for w in which]) for c in range(2)]
+
+    V = lines.shape[1]
+    poly = []
+    for k in range(V):
+        l1, l2 = lines[:, k, 0], lines[:, k, 1]
+        P1, Q1, P2, Q2 = endpoint(l1, starts), endpoint(l1, ends), endpoint(l2, starts), endpoint(l2, ends)
+        r, s = _sub2(Q1, P1), _sub2(Q2, P2)
+        t = _jcross2(_sub2(P2, P1), s) / _jcross2(r, s)
+        poly.append([P1[0] + t * r[0], P1[1] + t * r[1]])
+    w_c = 1.0 / count
+    centre = [sum((poly[k][c] * np.where(k < count, w_c, 0.0) for k in range(V)),
+                  start=Jet.constant(0.0, poly[0][0])) for c in range(2)]
+    slave_area = 0.5 * _jcross2(_sub2(S[1], S[0]), _sub2(S[2], S[0]))
+    # the projected slave triangle turns the other way (it faces the master)
+    measure = (-1.0 * slave_area).reciprocal() * ref_area
+    gap = [None] * 3
+    slip = [[None, None] for _ in range(3)]
+    weight = np.zeros((slave.shape[0], 3))
+    for k in range(V):
+        A, B = poly[k], poly[(k + 1) % V]
+        tri_area = 0.5 * _jcross2(_sub2(A, centre), _sub2(B, centre))
+        w = tri_area * measure * (1.0 / 3.0)
+        for X in ([0.5 * (centre[c] + A[c]) for c in range(2)], [0.5 * (A[c] + B[c]) for c in range(2)],
+                  [0.5 * (B[c] + centre[c]) for c in range(2)]):
+            zeta, beta = _bary(X, S), _bary(X, M)
+            g = zeta[0] * height[0] + zeta[1] * height[1] + zeta[2] * height[2]
+            rel = []
+            for c in range(3):
+                r_c = 0.0
+                for i in range(3):
+                    r_c = r_c + zeta[i] * (xs[i][c] - slave0[:, i, c]) - beta[i] * (xm[i][c] - master0[:, i, c])
+                rel.append(r_c)
+            for j in range(3):
+                wj = w * zeta[j]
+                weight[:, j] += wj.value
+                gj = wj * g
+                gap[j] = gj if gap[j] is None else gap[j] + gj
+                for q in range(2):
+                    sq = wj * dot([tangent0[:, j, q, c] for c in range(3)], rel)
+                    slip[j][q] = sq if slip[j][q] is None else slip[j][q] + sq
+    normal = np.column_stack([c.value for c in n])
+    return gap, slip, weight, normal

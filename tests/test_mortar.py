@@ -1,0 +1,140 @@
+"""Mortar (segment-to-segment, facet-to-facet) kinematics: exact derivatives and exact integrals.
+
+Derivatives are checked against central differences of the values (gradient)
+and of the gradients (Hessian) at random partially overlapping configurations
+with the segmentation held fixed; the integrals against brute-force sampling
+of the slave surface, which knows nothing of the clipping.
+"""
+
+import numpy as np
+import pytest
+
+from fecontact import mortar, mortar3d
+
+
+def _fd_check(evaluate, x, rng, h=1e-6):
+    """Central differences of value and gradient of every returned Jet along random directions."""
+    base = evaluate(x)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        plus, minus = evaluate(x + h * v), evaluate(x - h * v)
+        for j0, jp, jm in zip(base, plus, minus):
+            fd = (jp.value - jm.value) / (2 * h)
+            an = np.einsum("pk,pk->p", j0.grad, v.reshape(v.shape[0], -1))
+            assert np.allclose(an, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max()), (an, fd)
+            fd_g = (jp.grad - jm.grad) / (2 * h)
+            an_g = np.einsum("pkl,pl->pk", j0.hess, v.reshape(v.shape[0], -1))
+            assert np.allclose(an_g, fd_g, rtol=1e-5, atol=1e-6 * np.abs(fd_g).max())
+
+
+def _segments(rng, p):
+    """Master segments along +x near y = 0, slave segments above them running the other way."""
+    xa = np.column_stack([rng.uniform(-0.2, 0.0, p), rng.uniform(-0.05, 0.05, p)])
+    xb = xa + np.column_stack([rng.uniform(0.8, 1.2, p), rng.uniform(-0.2, 0.2, p)])
+    s2 = np.column_stack([rng.uniform(-0.6, 0.4, p), rng.uniform(-0.05, 0.1, p)])
+    s1 = s2 + np.column_stack([rng.uniform(0.5, 1.0, p), rng.uniform(-0.2, 0.2, p)])
+    return s1, s2, xa, xb
+
+
+def test_segment_pair_integrals_match_finite_differences():
+    rng = np.random.default_rng(3)
+    p = 40
+    s1, s2, xa, xb = _segments(rng, p)
+    lo, hi = mortar._overlap(s1, s2, xa, xb - xa)
+    assert np.all(hi > lo) and np.any(lo > 0) and np.any(hi < 1)   # partial overlaps
+    x0 = [z + 0.01 * rng.standard_normal(z.shape) for z in (s1, s2, xa, xb)]
+    tangent = rng.standard_normal((p, 2))
+    first = rng.random(p) < 0.5
+    length = rng.uniform(0.5, 1.5, p)
+
+    def evaluate(x):
+        gap, slip, _, _ = mortar.pair_integrals(x[:, 0:2], x[:, 2:4], x[:, 4:6], x[:, 6:8], *x0,
+                                                tangent, first, length)
+        return gap, slip
+    _fd_check(evaluate, np.hstack([s1, s2, xa, xb]), rng)
+
+
+def test_segment_pair_integral_against_sampling():
+    rng = np.random.default_rng(4)
+    s1, s2, xa, xb = _segments(rng, 5)
+    x0 = [s1, s2, xa, xb]
+    tangent = np.tile([1.0, 0.0], (5, 1))
+    length = np.linalg.norm(s2 - s1, axis=1)
+    eta = (np.arange(200000) + 0.5) / 200000
+    for first in (True, False):
+        gap, _, weight, _ = mortar.pair_integrals(s1, s2, xa, xb, *x0, tangent,
+                                                  np.full(5, first), length)
+        for i in range(5):
+            x = s1[i] + eta[:, None] * (s2[i] - s1[i])
+            t = xb[i] - xa[i]
+            xi = (x - xa[i]) @ t / (t @ t)
+            n = np.array([t[1], -t[0]]) / np.linalg.norm(t)
+            inside = (xi >= 0) & (xi <= 1)
+            shape = (1 - eta) if first else eta
+            g = (x - xa[i]) @ n
+            assert gap.value[i] == pytest.approx(np.mean(shape * g * inside) * length[i], abs=1e-5)
+            assert weight[i] == pytest.approx(np.mean(shape * inside) * length[i], abs=1e-5)
+
+
+def _triangles(rng, p):
+    """Master triangles near z = 0 (normal +z), slave triangles above them facing down."""
+    master = np.zeros((p, 3, 3))
+    master[:, 1, 0] = 1.0
+    master[:, 2, 1] = 1.0
+    master += 0.1 * rng.standard_normal((p, 3, 3)) * [1.0, 1.0, 0.2]
+    slave = np.zeros((p, 3, 3))
+    slave[:, 1, 1] = 0.9
+    slave[:, 2, 0] = 0.9
+    slave += rng.uniform(0.0, 0.4, (p, 1, 3)) * [1.0, 1.0, 0.1]
+    slave += 0.05 * rng.standard_normal((p, 3, 3))
+    return slave, master
+
+
+def test_facet_pair_integrals_match_finite_differences():
+    rng = np.random.default_rng(5)
+    p = 30
+    slave, master = _triangles(rng, p)
+    lines, count, area = mortar3d.clip_polygons(slave, master)
+    assert np.all(count >= 3) and len(set(count)) > 1
+    slave0 = slave + 0.01 * rng.standard_normal(slave.shape)
+    master0 = master + 0.01 * rng.standard_normal(master.shape)
+    tangent = rng.standard_normal((p, 3, 2, 3))
+    ref_area = rng.uniform(0.3, 0.5, p)
+
+    def evaluate(x):
+        gap, slip, _, _ = mortar3d.pair_integrals(x[:, :9].reshape(p, 3, 3), x[:, 9:].reshape(p, 3, 3),
+                                                  slave0, master0, lines, count, tangent, ref_area)
+        return gap + [s for pair in slip for s in pair]
+    _fd_check(evaluate, np.hstack([slave.reshape(p, 9), master.reshape(p, 9)]), rng)
+
+
+def test_facet_pair_integral_against_sampling():
+    rng = np.random.default_rng(6)
+    p = 4
+    slave, master = _triangles(rng, p)
+    lines, count, area = mortar3d.clip_polygons(slave, master)
+    ref_area = 0.5 * np.linalg.norm(np.cross(slave[:, 1] - slave[:, 0], slave[:, 2] - slave[:, 0]), axis=1)
+    gap, _, weight, _ = mortar3d.pair_integrals(slave, master, slave, master, lines, count,
+                                                np.zeros((p, 3, 2, 3)), ref_area)
+    # uniform points on each slave triangle, projected along the master normal
+    k = 400
+    u, v = np.meshgrid((np.arange(k) + 0.5) / k, (np.arange(k) + 0.5) / k)
+    keep = u + v < 1
+    zeta = np.column_stack([1 - u[keep] - v[keep], u[keep], v[keep]])
+    for i in range(p):
+        x = zeta @ slave[i]
+        a, b, c = master[i]
+        n = np.cross(b - a, c - a)
+        n /= np.linalg.norm(n)
+        T = np.column_stack([b - a, c - a, n])
+        beta = np.linalg.solve(T, (x - a).T).T
+        inside = (beta[:, 0] >= 0) & (beta[:, 1] >= 0) & (beta[:, 0] + beta[:, 1] <= 1)
+        g = (x - a) @ n
+        for j in range(3):
+            assert gap[j].value[i] == pytest.approx(np.mean(zeta[:, j] * g * inside) * ref_area[i],
+                                                    abs=2e-3 * ref_area[i] * np.abs(g).max())
+            assert weight[i, j] == pytest.approx(np.mean(zeta[:, j] * inside) * ref_area[i],
+                                                 abs=2e-3 * ref_area[i])
+        assert area[i] == pytest.approx(np.mean(inside) * ref_area[i] * abs(
+            np.cross(slave[i, 1] - slave[i, 0], slave[i, 2] - slave[i, 0]) @ n) / (2 * ref_area[i]),
+            rel=5e-3)
