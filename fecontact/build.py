@@ -16,7 +16,7 @@ from .friction.laws import LAWS, Coulomb, SmoothIPC, StaticKinetic, VelocityDepe
 from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
-from .surface import contact_surface
+from .surface import ContactSurface, contact_surface
 from .system import Amplitude, Coupling, Dirichlet, Load, build_system
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
@@ -166,7 +166,8 @@ def build_model(case: dict) -> Model:
         master = _master(spec["master"], f"{where}.master", bodies, index, source, system.dim)
         law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
         auto = automatic_augmentation(system, slave.body, slave.area,
-                                      float(spec.get("augmentation_factor", 1.0)))
+                                      float(spec.get("augmentation_factor", 1.0)),
+                                      master.body if isinstance(master, ContactSurface) else None)
         c_n = np.full_like(auto, float(spec["c_n"])) if "c_n" in spec else auto
         c_t = np.full_like(auto, float(spec["c_t"])) if "c_t" in spec else c_n.copy()
         formulation = spec.get("formulation", "node_to_segment")

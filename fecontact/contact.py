@@ -150,7 +150,8 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         Reference directions of the 3D tangent bases
         (:func:`fecontact.kinematics3d.tangent_basis`).
     facet0 : ndarray of int, shape (m,), optional
-        Start-of-step master facets (3D facet hysteresis, see
+        Master segments or facets of the previous evaluation (hysteresis, see
+        :func:`fecontact.search.closest_segments` and
         :func:`fecontact.search.closest_facets`).
     """
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
@@ -169,7 +170,7 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
             return _mortar_kinematics(pair, system, xs, xs0, x, x0, tangent0)
         ga = system.global_nodes(master.body, master.facets[0])
         gb = system.global_nodes(master.body, master.facets[1])
-        proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
+        proj = closest_segments(xs, x[:, ga].T, x[:, gb].T, previous=facet0)
         a, b = ga[proj.segment], gb[proj.segment]
         local = node_to_segment(xs, x[:, a].T, x[:, b].T, xs0, x0[:, a].T, x0[:, b].T, tangent0)
         dofs = np.hstack([slave_dofs, system.node_dofs(a), system.node_dofs(b)])

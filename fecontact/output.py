@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -114,8 +115,25 @@ def write_pvd(path: Path, entries: list) -> None:
     _atomic_write(path, "\n".join(lines))
 
 
-def write_summary(path: Path, summary: dict) -> None:
-    _atomic_write(path, json.dumps(summary, indent=2, default=_json_default) + "\n")
+def write_summary(path: Path, summary: dict, encoded_steps: list | None = None) -> None:
+    """Write ``summary`` as indented JSON.
+
+    ``encoded_steps`` (a list kept by the caller between calls) caches the
+    JSON text of ``summary["steps"]``, which only ever grow at the end: a run
+    rewrites the file after every output level, and re-encoding every step's
+    Newton history each time made runs with hundreds of levels quadratic.
+    The text is the same as without the cache.
+    """
+    if encoded_steps is None or not summary.get("steps"):
+        _atomic_write(path, json.dumps(summary, indent=2, default=_json_default) + "\n")
+        return
+    steps = summary["steps"]
+    for step in steps[len(encoded_steps):]:
+        encoded_steps.append(textwrap.indent(json.dumps(step, indent=2, default=_json_default), "    "))
+    placeholder = "\x00steps\x00"
+    head = json.dumps({**summary, "steps": placeholder}, indent=2, default=_json_default)
+    body = "[\n" + ",\n".join(encoded_steps[:len(steps)]) + "\n  ]"
+    _atomic_write(path, head.replace(json.dumps(placeholder), body, 1) + "\n")
 
 
 def _json_default(obj):

@@ -147,16 +147,24 @@ def geometric_stiffness(kin: PairKinematics, weights: np.ndarray, n_dofs: int) -
 
 
 def automatic_augmentation(system: BulkSystem, slave_body: int, area: np.ndarray,
-                           factor: float = 1.0) -> np.ndarray:
-    """Augmentation ``c = factor * E' / h`` per slave node, ``h`` its lumped length/area.
+                           factor: float = 1.0, master_body: int | None = None) -> np.ndarray:
+    r"""Augmentation ``c = factor * E* / h`` per slave node, ``h`` its lumped length/area.
 
-    ``E'`` is the slave material's contact modulus; in 3D ``h = sqrt(A)``.
-    The value changes only Newton's path (active-set prediction), never the
-    converged solution.
+    ``E*`` is the contact modulus of the pair: the slave material's ``E'``
+    against a rigid obstacle, and the harmonic combination
+    ``1/E* = 1/E'_slave + 1/E'_master`` against a deformable master body
+    (the two bodies' compliances over the node's length ``h`` act in series,
+    so the softer body governs the contact stiffness).  In 3D
+    ``h = sqrt(A)``.  The value changes only Newton's path (active-set
+    prediction), never the converged solution.
     """
     body = system.bodies[slave_body]
     h = area if body.dim == 2 else np.sqrt(area)
-    return factor * body.material.contact_modulus(body.dim) / h
+    compliance = 1.0 / body.material.contact_modulus(body.dim)
+    if master_body is not None:
+        master = system.bodies[master_body]
+        compliance += 1.0 / master.material.contact_modulus(master.dim)
+    return factor / (compliance * h)
 
 
 @dataclass
@@ -219,8 +227,8 @@ class ContactProblem:
                    facet: np.ndarray | None = None) -> PairKinematics:
         """Kinematics of all pairs at displacement ``u``.
 
-        ``facet`` (m,) are the master facets of the previous evaluation (3D
-        facet hysteresis); by default those of ``state``.
+        ``facet`` (m,) are the master segments or facets of the previous
+        evaluation (hysteresis); by default those of ``state``.
         """
         x = self.coordinates(u)
         x0 = x if state is None else self.coordinates(state.u)
@@ -324,7 +332,7 @@ class ContactProblem:
                            self.friction_law(state, kin.local.slip, t), self.penalty)
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
-        internal = sysm.K @ u
+        internal = sysm.internal_force(u)
         r_full = internal - sysm.external_force(t) - B.T @ (A * lam.ravel())
         R1 = sysm.T.T @ r_full - sysm.coupling_force(t)
         R2 = A * cr.residual.ravel()
@@ -348,4 +356,4 @@ class ContactProblem:
         kin = self.kinematics(u, t, state)
         B = kinematic_operator(kin, self.system.n_dofs)
         A = np.repeat(self.area, self.dim)
-        return self.system.K @ u - self.system.external_force(t) - B.T @ (A * multiplier.ravel())
+        return self.system.internal_force(u) - self.system.external_force(t) - B.T @ (A * multiplier.ravel())

@@ -67,6 +67,8 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         "overrides": list(overrides), "converged": False, "steps": [],
     }
     pvd_entries = []
+    encoded_steps: list = []
+    previous_facet = [problem.initial_state().facet]
 
     def on_step(record, state):
         if vtu:
@@ -77,8 +79,11 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         step = record.summary()
         step["reaction"] = problem.system.reactions(
             problem.full_residual(state.u, state.multiplier, state.t, state))
+        # closed slave nodes whose master segment/facet changed since the last level
+        step["facet_changes"] = int(np.sum((state.status != 0) & (state.facet != previous_facet[0])))
+        previous_facet[0] = state.facet
         summary["steps"].append(step)
-        write_summary(out / "summary.json", summary)
+        write_summary(out / "summary.json", summary, encoded_steps)
 
     records, state, timings = run_steps(problem, backend, model.levels, model.newton,
                                         model.stepping, on_step=on_step)
@@ -108,5 +113,5 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
     })
     if converged:
         summary["metrics"] = evaluate_reference(model, state)
-    write_summary(out / "summary.json", summary)
+    write_summary(out / "summary.json", summary, encoded_steps)
     return RunResult(model, state, summary, out)

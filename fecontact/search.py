@@ -3,7 +3,9 @@
 Candidates come from a KD-tree over segment midpoints (``O(n log n)``), so no
 all-pairs distance matrix is ever formed.  Among the candidates of a slave node
 the segment with the smallest distance to its (clamped) closest point wins;
-this switches segments automatically as the node slides.
+this switches segments automatically as the node slides.  Given the segments
+(facets) of the previous evaluation, a node keeps its own while it projects
+inside it enlarged by a small margin (hysteresis, 2D and 3D).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ class Projection:
 
 
 def closest_segments(x_slave: np.ndarray, x_a: np.ndarray, x_b: np.ndarray,
-                     n_candidates: int = 8) -> Projection:
+                     n_candidates: int = 8, previous: np.ndarray | None = None,
+                     keep_margin: float = 0.05) -> Projection:
     """Project slave nodes onto the closest of a set of straight segments.
 
     Parameters
@@ -44,6 +47,15 @@ def closest_segments(x_slave: np.ndarray, x_a: np.ndarray, x_b: np.ndarray,
         Segment end points.
     n_candidates : int
         Nearest segment midpoints examined per slave node.
+    previous : ndarray of int, shape (m,), optional
+        Segment each node projected on before (``-1``: none).  A node keeps
+        it while its parameter stays in ``[-keep_margin, 1 + keep_margin]``.
+        This hysteresis keeps a node near a master vertex from alternating
+        between the two segments from one Newton iterate to the next (the
+        gaps measured on their lines differ beyond the vertex, so the
+        alternation stalls Newton); using the segment's line up to
+        ``keep_margin`` beyond its end changes the gap by at most
+        ``keep_margin`` times the segment length times the vertex angle.
     """
     n_seg = x_a.shape[0]
     k = min(n_candidates, n_seg)
@@ -61,7 +73,18 @@ def closest_segments(x_slave: np.ndarray, x_a: np.ndarray, x_b: np.ndarray,
     length = np.sqrt(np.einsum("mki,mki->mk", t, t))
     best = np.argmin(dist + 1e-9 * length * (outside > 0), axis=1)
     rows = np.arange(x_slave.shape[0])
-    return Projection(cand[rows, best], xi[rows, best], dist[rows, best])
+    segment, xi, dist = cand[rows, best], xi[rows, best], dist[rows, best]
+    if previous is not None:
+        keep = previous >= 0
+        prev = np.where(keep, previous, 0)
+        a, t = x_a[prev], x_b[prev] - x_a[prev]
+        xi_prev = np.einsum("mi,mi->m", x_slave - a, t) / np.einsum("mi,mi->m", t, t)
+        keep &= (xi_prev >= -keep_margin) & (xi_prev <= 1.0 + keep_margin)
+        dist_prev = np.linalg.norm(x_slave - (a + np.clip(xi_prev, 0.0, 1.0)[:, None] * t), axis=1)
+        segment = np.where(keep, prev, segment)
+        xi = np.where(keep, xi_prev, xi)
+        dist = np.where(keep, dist_prev, dist)
+    return Projection(segment, xi, dist)
 
 
 #: Features of a master facet that a slave node can project on.

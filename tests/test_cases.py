@@ -189,3 +189,40 @@ def test_inclined_interface_slip_limit(results):
     np.testing.assert_allclose(ratio[sliding], limit, rtol=0.005)
     assert np.all(ratio[~sliding] < limit)
     assert np.all(np.diff(ratio[~sliding]) > 0)    # the force builds up while parts still stick
+
+
+def test_ironing2d_slides_with_reaction_ratio_mu(results):
+    """Die pressed into a soft block, then slid 3 along it (about 4 contact widths).
+
+    Once the whole contact slides, Coulomb's law on every contact node makes the
+    die's horizontal reaction mu times its vertical one, up to the tilt of the
+    contact normals weighted by an asymmetric pressure (the elastic block's
+    normal-tangential coupling, about 1% here; docs/ironing.md): within 2%.
+    """
+    r = results("ironing2d")
+    s = r.summary
+    mu = 0.3
+    assert r.model.case["contact"][0]["friction"]["mu"] == mu
+    assert s["converged"] and len(s["steps"]) == 320
+    steps = s["steps"]
+    # no cut-backs, and no increment needs more than 8 Newton iterations
+    assert all(st["cutbacks"] == 0 for st in steps)
+    assert max(n for st in steps for n in st["increment_iterations"]) <= 8
+    load = np.array([st["load"] for st in steps])
+    sliding = load > 1.0
+    # steady sliding: every closed node slips; reached within the first 0.1 of travel
+    steady = np.array([st["stick"] == 0 and st["slip"] > 0 for st in steps])
+    assert np.all(steady[load >= 1.1]) and not np.any(steady[~sliding])
+    # a contact several block elements wide (block element 0.05)
+    closed = np.array([st["stick"] + st["slip"] for st in steps])
+    assert closed[steady].min() >= 10
+    fx = np.array([st["reaction"]["slide"][0] for st in steps])
+    fy = np.array([st["reaction"]["press"][1] for st in steps])
+    ratio = np.abs(fx / fy)
+    np.testing.assert_allclose(ratio[steady], mu, rtol=0.02)
+    # the support drives the die forward (+x) against friction and holds it
+    # down (-y) against the block's push
+    assert np.all(fx[steady] > 0) and np.all(fy[steady] < 0)
+    # slave nodes in contact crossed master segments in every steady sliding step
+    changes = np.array([st["facet_changes"] for st in steps])
+    assert np.all(changes[steady] > 0)
