@@ -226,3 +226,37 @@ def test_ironing2d_slides_with_reaction_ratio_mu(results):
     # slave nodes in contact crossed master segments in every steady sliding step
     changes = np.array([st["facet_changes"] for st in steps])
     assert np.all(changes[steady] > 0)
+
+
+def test_ironing3d_slides_with_reaction_ratio_mu(results):
+    """A spherical die pressed into a soft slab, then slid 1.5 along it (about 4 contact diameters).
+
+    In steady sliding Coulomb's law on every contact node makes the die's
+    horizontal reaction mu times its normal one, up to the tilt of the contact
+    normals under the asymmetric pressure (as in 2D): within 2%.  The sideways
+    (y) reaction stays a small fraction of the normal one by symmetry.
+    """
+    r = results("ironing3d")
+    s = r.summary
+    mu = 0.3
+    assert r.model.case["contact"][0]["friction"]["mu"] == mu
+    steps = s["steps"]
+    assert s["converged"] and len(steps) == 64
+    assert all(st["cutbacks"] == 0 for st in steps)
+    assert max(n for st in steps for n in st["increment_iterations"]) <= 8
+    load = np.array([st["load"] for st in steps])
+    # steady sliding (every closed node slips) from 0.075 of travel on; during the
+    # indentation nodes may slip too (radially), so those steps are not sliding
+    steady = np.array([st["stick"] == 0 and st["slip"] > 0 for st in steps]) & (load > 1.0)
+    assert np.all(steady[load >= 1.1])
+    closed = np.array([st["stick"] + st["slip"] for st in steps])
+    assert closed[steady].min() >= 20
+    fx = np.array([st["reaction"]["slide"][0] for st in steps])
+    fy = np.array([st["reaction"]["guide"][1] for st in steps])
+    fz = np.array([st["reaction"]["press"][2] for st in steps])
+    np.testing.assert_allclose(np.abs(fx / fz)[steady], mu, rtol=0.02)
+    assert np.all(fx[steady] > 0) and np.all(fz[steady] < 0)
+    assert np.all(np.abs(fy / fz)[steady] < 0.01)
+    # slave nodes in contact crossed master facets in every steady sliding step
+    changes = np.array([st["facet_changes"] for st in steps])
+    assert np.all(changes[steady] > 0)
