@@ -1,10 +1,10 @@
-"""Reaction curves and Newton iterations of the 2D ironing case.
+"""Reaction curves and Newton iterations of the ironing cases.
 
-Usage: python docs/make_ironing_plots.py [--out OUT_DIR] [--reuse]
+Usage: python docs/make_ironing_plots.py [--case ironing2d|ironing3d] [--out OUT_DIR] [--reuse]
 
-Runs ``cases/ironing2d.toml`` (results in ``OUT_DIR``, default ``out/ironing2d``;
+Runs ``cases/<case>.toml`` (results in ``OUT_DIR``, default ``out/<case>``;
 with ``--reuse`` an existing ``summary.json`` there is read instead) and writes
-``docs/ironing2d.png``: the die's horizontal and vertical reactions, their ratio
+``docs/<case>.png``: the die's horizontal and vertical reactions, their ratio
 against mu, and the Newton iterations of every increment, all against the
 pseudo-time t (pressing for t <= 1, sliding 1 per unit of t after).  It prints
 the figures quoted in ``docs/ironing.md``.
@@ -23,17 +23,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CASE = ROOT / "cases" / "ironing2d.toml"
 MU = 0.3
 
 
-def load(out: Path, reuse: bool) -> tuple[dict, object]:
+def load(case: Path, out: Path, reuse: bool) -> tuple[dict, object]:
     """summary.json of the run, and the run's final state (None when reused)."""
     if reuse and (out / "summary.json").is_file():
         return json.loads((out / "summary.json").read_text()), None
     from fecontact.run import run
 
-    result = run(CASE, out)
+    result = run(case, out)
     return result.summary, result
 
 
@@ -41,8 +40,9 @@ def curves(summary: dict) -> dict:
     steps = [s for s in summary["steps"] if "reaction" in s]
     t = np.array([s["load"] for s in steps])
     fx = np.array([s["reaction"]["slide"][0] for s in steps])
-    fy = np.array([s["reaction"]["press"][1] for s in steps])
-    steady = np.array([s["stick"] == 0 and s["slip"] > 0 for s in steps])
+    fy = np.array([s["reaction"]["press"][summary["dim"] - 1] for s in steps])
+    # steady sliding: every closed node slips, after the pressing phase (t > 1)
+    steady = np.array([s["stick"] == 0 and s["slip"] > 0 for s in steps]) & (t > 1.0)
     # Newton iterations of every increment, at the pseudo-time where it ended
     t_inc, n_inc, t0 = [], [], 0.0
     for s in steps:
@@ -74,17 +74,17 @@ def pressure_centroid(result) -> dict:
     return dict(offset=xc, half_width=half, radius=radius)
 
 
-def plot(c: dict, path: Path) -> None:
+def plot(c: dict, path: Path, title: str) -> None:
     fig, axes = plt.subplots(3, 1, figsize=(7.5, 8.0), sharex=True)
     ax = axes[0]
     ax.plot(c["t"], c["fx"], label="$F_x$ (slide support)")
-    ax.plot(c["t"], -c["fy"], label="$-F_y$ (press support)")
+    ax.plot(c["t"], -c["fy"], label="$-F_{normal}$ (press support)")
     ax.set_ylabel("die reaction")
     ax.legend(loc="center right")
-    ax.set_title("ironing2d: press 0.03 (t <= 1), slide 3 (1 <= t <= 4), mu = 0.3")
+    ax.set_title(title)
     ax = axes[1]
     sliding = c["t"] > 1.0
-    ax.plot(c["t"][sliding], c["ratio"][sliding], ".-", ms=2, lw=0.8, label="$|F_x / F_y|$ (sliding)")
+    ax.plot(c["t"][sliding], c["ratio"][sliding], ".-", ms=2, lw=0.8, label="$|F_x / F_{normal}|$ (sliding)")
     ax.axhline(MU, color="k", lw=0.8, label="mu")
     ax.axhspan(0.98 * MU, 1.02 * MU, color="0.85", label="mu +/- 2 %")
     ax.set_ylim(0.27, 0.31)
@@ -103,12 +103,17 @@ def plot(c: dict, path: Path) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "out" / "ironing2d"))
+    parser.add_argument("--case", default="ironing2d", choices=["ironing2d", "ironing3d"])
+    parser.add_argument("--out", default=None, help="output folder (default out/<case>)")
     parser.add_argument("--reuse", action="store_true", help="read OUT/summary.json if present")
     args = parser.parse_args(argv)
-    summary, result = load(Path(args.out), args.reuse)
+    out = Path(args.out) if args.out else ROOT / "out" / args.case
+    summary, result = load(ROOT / "cases" / f"{args.case}.toml", out, args.reuse)
     c = curves(summary)
-    plot(c, ROOT / "docs" / "ironing2d.png")
+    png = ROOT / "docs" / f"{args.case}.png"
+    titles = {"ironing2d": "ironing2d: press 0.03 (t <= 1), slide 3 (1 <= t <= 4), mu = 0.3",
+              "ironing3d": "ironing3d: press 0.02 (t <= 1), slide 1.5 (1 <= t <= 3), mu = 0.3"}
+    plot(c, png, titles[args.case])
     t, r, steady = c["t"], c["ratio"], c["steady"]
     print(f"converged: {summary['converged']}, {len(t)} steps, {summary['dofs']} DOFs, "
           f"total {summary['timings']['total']:.1f} s")
@@ -121,17 +126,19 @@ def main(argv=None) -> None:
           f"{c['changes'][t > 1].sum()} segment changes of contact nodes while sliding")
     for lo, hi in ((1.0, 2.0), (2.0, 3.0), (3.0, 4.0)):
         m = steady & (t > lo) & (t <= hi + 1e-12)
+        if not m.any():
+            continue
         print(f"  t in ({lo:g}, {hi:g}]: |Fx/Fy| mean {r[m].mean():.5f}, min {r[m].min():.5f}, "
               f"max {r[m].max():.5f}  ({100 * (r[m].min() / MU - 1):+.2f} % .. "
               f"{100 * (r[m].max() / MU - 1):+.2f} % from mu)")
-    if result is not None:
+    if result is not None and summary["dim"] == 2:
         g = pressure_centroid(result)
         tilt = g["offset"] / g["radius"]
         print(f"final state: contact half-width {g['half_width']:.3f}, pressure centroid "
               f"{g['offset']:+.4f} from the die axis ({g['offset'] / g['half_width']:+.3f} of the "
               f"half-width); mean normal tilt x/R = {tilt:+.5f} gives "
               f"(mu + x/R)/(1 - mu x/R) = {(MU + tilt) / (1 - MU * tilt):.5f}")
-    print(f"wrote {ROOT / 'docs' / 'ironing2d.png'}")
+    print(f"wrote {png}")
 
 
 if __name__ == "__main__":
