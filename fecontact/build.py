@@ -165,8 +165,8 @@ def build_model(case: dict) -> Model:
         slave = _surface(spec["slave"], f"{where}.slave", bodies, index, source)
         master = _master(spec["master"], f"{where}.master", bodies, index, source, system.dim)
         law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
-        auto = automatic_augmentation(system, slave.body, slave.area,
-                                      float(spec.get("augmentation_factor", 1.0)),
+        aug_factor = float(spec.get("augmentation_factor", 1.0))
+        auto = automatic_augmentation(system, slave.body, slave.area, aug_factor,
                                       master.body if isinstance(master, ContactSurface) else None)
         c_n = np.full_like(auto, float(spec["c_n"])) if "c_n" in spec else auto
         c_t = np.full_like(auto, float(spec["c_t"])) if "c_t" in spec else c_n.copy()
@@ -203,7 +203,7 @@ def build_model(case: dict) -> Model:
         pairs.append(ContactPair(name, slave, master, law.kinetic, c_n, c_t, law, formulation,
                                  penalty(slave)))
         if two_pass:
-            back = automatic_augmentation(system, master.body, master.area, 1.0)
+            back = automatic_augmentation(system, master.body, master.area, aug_factor, slave.body)
             pairs.append(ContactPair(f"{name}-reverse", master, slave, 0.0, back, back.copy(), law,
                                      formulation, penalty(master)))
 

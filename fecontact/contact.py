@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .friction.laws import Coulomb
-from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
 from .jet import concatenate_jets
+from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
+from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
+                           node_to_triangle, node_to_vertex, tangent_basis)
 from .mortar import gather_rows, weighted_kinematics
 from .mortar3d import facing_pairs, pair_integrals
-from .kinematics3d import (node_to_edge, tangent_basis, node_to_plane, node_to_quad, node_to_sphere,
-                           node_to_triangle, node_to_vertex)
 from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
 from .surface import ContactSurface
 from .system import Amplitude, BulkSystem
@@ -201,13 +201,9 @@ def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
     local, slots, segment = weighted_kinematics(
         xs, xs0, rows, x[:, ga].T, x[:, gb].T, x0[:, ga].T, x0[:, gb].T, slave.area, length,
         tangent0)
-    m = xs.shape[0]
-    ends = np.column_stack([ga, gb]).ravel()                       # m + 2 f (+1) -> node
-    nodes = np.concatenate([system.global_nodes(slave.body, slave.nodes), ends, [-1]])
-    node = nodes[np.where(slots >= 0, slots, nodes.size - 1)]      # (m, P, 4)
-    dofs = np.where(node[..., None] >= 0, system.node_dofs(np.maximum(node, 0).ravel())
-                    .reshape(node.shape + (2,)), -1)
-    return PairKinematics(local, dofs.reshape(m, -1), segment)
+    # master point m + 2 f is the start of segment f, m + 2 f + 1 its end
+    return PairKinematics(local, _slot_dofs(system, slave, np.column_stack([ga, gb]).ravel(), slots),
+                          segment)
 
 
 def _mortar3d_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0, tangent0,
@@ -236,12 +232,21 @@ def _mortar3d_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0, 
         m, row, concatenate_jets(gap), [concatenate_jets([s[q] for s in slip]) for q in range(2)],
         weight.T.ravel(), np.tile(normal, (3, 1)), points, slave.area, np.abs(nts.local.gap),
         nts.local.normal, nts.local.tangent, lambda nrm: tangent_basis(nrm, reference))
-    ends = G.T.ravel()                                                    # m + 3 f + i -> node
-    nodes = np.concatenate([system.global_nodes(slave.body, slave.nodes), ends, [-1]])
+    # master point m + 3 f + i is vertex i of facet f
+    return PairKinematics(local, _slot_dofs(system, slave, G.T.ravel(), slots), nts.facet)
+
+
+def _slot_dofs(system: BulkSystem, slave: ContactSurface, master_points: np.ndarray,
+               slots: np.ndarray) -> np.ndarray:
+    """Global DOFs of mortar slots, shape (m, P * n_p * dim), ``-1`` in unused slots.
+
+    ``slots`` (m, P, n_p) holds slave rows ``0..m-1`` and master points
+    ``m + j`` (global node ``master_points[j]``), ``-1`` where unused.
+    """
+    nodes = np.concatenate([system.global_nodes(slave.body, slave.nodes), master_points, [-1]])
     node = nodes[np.where(slots >= 0, slots, nodes.size - 1)]
-    dofs = np.where(node[..., None] >= 0, system.node_dofs(np.maximum(node, 0).ravel())
-                    .reshape(node.shape + (3,)), -1)
-    return PairKinematics(local, dofs.reshape(m, -1), nts.facet)
+    dofs = system.node_dofs(np.maximum(node, 0).ravel()).reshape(node.shape + (system.dim,))
+    return np.where(node[..., None] >= 0, dofs, -1).reshape(slots.shape[0], -1)
 
 
 def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,

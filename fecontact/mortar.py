@@ -45,6 +45,7 @@ from scipy.spatial import cKDTree
 
 from .jet import Jet, dot
 from .kinematics import LocalKinematics, node_to_segment
+from .search import closest_segments
 
 GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))
 
@@ -200,7 +201,6 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
     i1, i2 = slave_segments
     # the node-to-segment projection supplies normals, tangents and the
     # distance of nodes that no master segment covers
-    from .search import closest_segments
     proj = closest_segments(x_slave, x_master_a, x_master_b)
     f = proj.segment
     nts = node_to_segment(x_slave, x_master_a[f], x_master_b[f], x_slave0, x_master_a0[f],

@@ -43,6 +43,8 @@ from .kinematics3d import _cross, _sub
 # the two edge lines through each vertex: lines 0-2 are the slave edges
 # (i -> i+1), lines 3-5 the master edges
 _VERTEX_LINES = [(2, 0), (0, 1), (1, 2), (5, 3), (3, 4), (4, 5)]
+# line l runs from vertex l to vertex _LINE_END[l] (slave vertices 0-2, master 3-5)
+_LINE_END = [1, 2, 0, 4, 5, 3]
 
 
 def _frame(a, b, c):
@@ -94,8 +96,7 @@ def clip_polygons(slave, master, tol=1e-10):
 
     S, M = plane(slave), plane(master)                         # (p, 3, 2)
     pts = np.concatenate([S, M], axis=1)                       # the six vertices
-    starts = pts[:, [0, 1, 2, 3, 4, 5]]
-    ends = pts[:, [1, 2, 0, 4, 5, 3]]
+    starts, ends = pts, pts[:, _LINE_END]
     cand, lines = [], []
     # vertices of one triangle inside the other
     bm = _barycentric2(S, *(M[:, i] for i in range(3)))
@@ -250,8 +251,7 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     M = [_planar(x, a, e1, e2) for x in xm]
     height = [dot(n, _sub(x, a)) for x in xs]
     pts = S + M
-    starts = [pts[i] for i in (0, 1, 2, 3, 4, 5)]
-    ends = [pts[i] for i in (1, 2, 0, 4, 5, 3)]
+    starts, ends = pts, [pts[i] for i in _LINE_END]
 
     def endpoint(index, which):
         return [_pick(index, [w[c] for w in which]) for c in range(2)]

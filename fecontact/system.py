@@ -171,12 +171,15 @@ class BulkSystem:
         counts = np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
         for b in range(len(self.bodies)):
             modes = self._free_modes(b)
-            lo, hi = self.dim * self.node_offset[b], self.dim * self.node_offset[b + 1]
             for j in range(modes.shape[1]):
                 u = np.zeros(self.n_dofs)
-                u[lo:hi] = modes[:, j]
+                u[self.body_dofs(b)] = modes[:, j]
                 cols.append((self.T.T @ u) / counts)
         return np.column_stack(cols) if cols else np.zeros((self.n_reduced, 0))
+
+    def body_dofs(self, body: int) -> slice:
+        """The DOFs of one body in full numbering (a contiguous range)."""
+        return slice(self.dim * self.node_offset[body], self.dim * self.node_offset[body + 1])
 
     def global_nodes(self, body: int, nodes: np.ndarray) -> np.ndarray:
         return self.node_offset[body] + np.asarray(nodes)
