@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
 from .surface import ContactSurface, contact_surface
-from .system import Amplitude, Coupling, Dirichlet, Load, build_system
+from .system import Amplitude, Coupling, Dirichlet, Load, Spring, build_system
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
 FORMULATIONS = ("node_to_segment", "mortar")
@@ -34,11 +34,18 @@ class Model:
     newton: NewtonOptions
     stepping: SteppingOptions
     backend: str
+    dynamics: object = None               # DynamicsOptions of a dynamic case
+    initial_velocity: np.ndarray | None = None
 
 
-def _amplitude(table, where: str, source: str) -> Amplitude:
+#: default amplitude of loads and imposed displacements without a table: a ramp
+#: over the pseudo-time [0, 1] in statics; in dynamics they act fully from t = 0
+CONSTANT = Amplitude((0.0,), (1.0,))
+
+
+def _amplitude(table, where: str, source: str, default: Amplitude | None = None) -> Amplitude:
     if table is None:
-        return Amplitude.ramp()
+        return Amplitude.ramp() if default is None else default
     arr = np.asarray(table, dtype=float)
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 1 or np.any(np.diff(arr[:, 0]) <= 0):
         raise CaseError(f"{source}: '{where}' must be [[t0, a0], [t1, a1], ...] with increasing t")
@@ -95,8 +102,15 @@ def _boundary_nodes(body: Body, bc: dict, where: str, source: str) -> np.ndarray
 def build_model(case: dict) -> Model:
     """Create bodies, constraints, loads, contact pairs and solver options."""
     source, base = case["_path"], Path(case["_dir"])
-    bodies, dirichlet, couplings, loads = [], [], [], []
+    bodies, dirichlet, couplings, loads, springs = [], [], [], [], []
+    velocities = []
     index = {}
+    dynamic = "dynamics" in case
+    default = CONSTANT if dynamic else None
+
+    def amplitude(table, where):
+        return _amplitude(table, where, source, default)
+
     for i, spec in enumerate(case["bodies"]):
         where = f"bodies.{i}"
         mesh = _mesh(spec["mesh"], f"{where}.mesh", source, base)
@@ -105,21 +119,27 @@ def build_model(case: dict) -> Model:
             if key not in mat:
                 raise CaseError(f"{source}: '{where}.material' needs '{key}'")
         try:
-            material = Material(float(mat["E"]), float(mat["nu"]), mat.get("model", "plane_strain"))
+            material = Material(float(mat["E"]), float(mat["nu"]), mat.get("model", "plane_strain"),
+                                float(mat.get("density", 0.0)))
             body = Body.create(spec["name"], mesh, spec["element"], material)
         except ValueError as err:
             raise CaseError(f"{source}: '{where}': {err}") from None
         if spec["name"] in index:
             raise CaseError(f"{source}: '{where}.name' = {spec['name']!r} is used twice")
+        if dynamic and not material.density > 0:
+            raise CaseError(f"{source}: '{where}.material.density' must be > 0 in a dynamic case")
         index[spec["name"]] = i
         bodies.append(body)
+        velocity = np.zeros(body.dim) if "initial_velocity" not in spec else \
+            _vector(spec, "initial_velocity", None, body.dim, where, source)
+        velocities.append(np.tile(velocity, body.n_nodes))
         for j, bc in enumerate(spec.get("dirichlet", [])):
             w = f"{where}.dirichlet.{j}"
             nodes = _boundary_nodes(body, bc, w, source)
             name = bc.get("name", bc.get("boundary", f"{spec['name']}-point-{j}"))
             dirichlet.append(Dirichlet(name, i, nodes, _components(bc, body.dim, w, source),
                                        float(bc.get("value", 0.0)),
-                                       _amplitude(bc.get("amplitude"), f"{w}.amplitude", source)))
+                                       amplitude(bc.get("amplitude"), f"{w}.amplitude")))
         for j, cp in enumerate(spec.get("coupling", [])):
             w = f"{where}.coupling.{j}"
             nodes = _boundary_nodes(body, cp, w, source)
@@ -128,10 +148,13 @@ def build_model(case: dict) -> Model:
                 raise CaseError(f"{source}: '{w}.component' must name one component")
             couplings.append(Coupling(cp.get("name", cp["boundary"]), i, nodes, comp[0],
                                       float(cp.get("force", 0.0)),
-                                      _amplitude(cp.get("amplitude"), f"{w}.amplitude", source)))
+                                      amplitude(cp.get("amplitude"), f"{w}.amplitude")))
+        for j, sp_ in enumerate(spec.get("spring", [])):
+            springs.append(_spring(sp_, body, i, f"{where}.spring.{j}", source))
         if "body_force" in spec:
             vec = constant_load(body.basis, spec["body_force"])
-            loads.append(Load(f"{spec['name']}-body-force", (i, vec), Amplitude.ramp()))
+            loads.append(Load(f"{spec['name']}-body-force", (i, vec),
+                              Amplitude.ramp() if default is None else default))
         for j, tr in enumerate(spec.get("traction", [])):
             w = f"{where}.traction.{j}"
             try:
@@ -141,7 +164,7 @@ def build_model(case: dict) -> Model:
             fb = skfem.FacetBasis(mesh, body.basis.elem, facets=facets)
             vec = constant_load(fb, tr["value"])
             loads.append(Load(f"{spec['name']}-{tr['boundary']}", (i, vec),
-                              _amplitude(tr.get("amplitude"), f"{w}.amplitude", source)))
+                              amplitude(tr.get("amplitude"), f"{w}.amplitude")))
     dims = {b.dim for b in bodies}
     if len(dims) != 1:
         raise CaseError(f"{source}: all bodies must have the same dimension")
@@ -154,7 +177,9 @@ def build_model(case: dict) -> Model:
         full = np.zeros(n)
         full[sizes[bi]:sizes[bi + 1]] = vec
         placed.append(Load(load.name, full, load.amplitude))
-    system = build_system(bodies, dirichlet, couplings, placed)
+    offsets = np.concatenate([[0], np.cumsum([b.n_nodes for b in bodies])])
+    springs = [replace(s, dofs=bodies[0].dim * offsets[body] + s.dofs) for body, s in springs]
+    system = build_system(bodies, dirichlet, couplings, placed, springs, with_mass=dynamic)
 
     pairs = []
     for k, spec in enumerate(case["contact"]):
@@ -163,7 +188,8 @@ def build_model(case: dict) -> Model:
             if key not in spec:
                 raise CaseError(f"{source}: '{where}' needs '{key}'")
         slave = _surface(spec["slave"], f"{where}.slave", bodies, index, source)
-        master = _master(spec["master"], f"{where}.master", bodies, index, source, system.dim)
+        master = _master(spec["master"], f"{where}.master", bodies, index, source, system.dim,
+                         default)
         law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
         aug_factor = float(spec.get("augmentation_factor", 1.0))
         auto = automatic_augmentation(system, slave.body, slave.area, aug_factor,
@@ -207,6 +233,15 @@ def build_model(case: dict) -> Model:
             pairs.append(ContactPair(f"{name}-reverse", master, slave, 0.0, back, back.copy(), law,
                                      formulation, penalty(master)))
 
+    solver = case.get("solver", {})
+    newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
+                           max_iterations=int(solver.get("max_iterations", 30)),
+                           max_backtracks=int(solver.get("max_backtracks", 6)))
+    stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)))
+    problem = ContactProblem(system, pairs)
+    if dynamic:
+        return Model(case, problem, (), newton, stepping, solver.get("backend", "auto"),
+                     _dynamics(case["dynamics"], stepping, source), np.concatenate(velocities))
     steps = case["steps"]
     if "levels" in steps:
         levels = tuple(float(v) for v in steps["levels"])
@@ -218,13 +253,72 @@ def build_model(case: dict) -> Model:
         levels = tuple(t_end * (i + 1) / count for i in range(count))
     if any(b <= a for a, b in zip((0.0,) + levels, levels)):
         raise CaseError(f"{source}: 'steps.levels' must increase from above 0")
-    solver = case.get("solver", {})
-    newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
-                           max_iterations=int(solver.get("max_iterations", 30)),
-                           max_backtracks=int(solver.get("max_backtracks", 6)))
-    stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)))
-    return Model(case, ContactProblem(system, pairs), levels, newton, stepping,
-                 solver.get("backend", "auto"))
+    return Model(case, problem, levels, newton, stepping, solver.get("backend", "auto"))
+
+
+def _dynamics(spec: dict, stepping: SteppingOptions, source: str):
+    """DynamicsOptions from the ``[dynamics]`` table."""
+    from .dynamics import INITIAL, DynamicsOptions
+    from .integrators import INTEGRATORS, Integrator
+    from .mass import CONTACT_MASS
+
+    where = "dynamics"
+    for key in ("dt", "t_end"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    dt, t_end = float(spec["dt"]), float(spec["t_end"])
+    if not (np.isfinite(dt) and dt > 0):
+        raise CaseError(f"{source}: '{where}.dt' must be > 0, got {dt}")
+    if not (np.isfinite(t_end) and t_end >= dt):
+        raise CaseError(f"{source}: '{where}.t_end' must be >= dt, got {t_end}")
+    name = spec.get("integrator", "newmark")
+    if name not in INTEGRATORS:
+        raise CaseError(f"{source}: '{where}.integrator' = {name!r}; choose one of "
+                        f"{', '.join(INTEGRATORS)}")
+    try:
+        integrator = Integrator.by_name(name, float(spec.get("rho_inf", 0.8)))
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}.rho_inf': {err}") from None
+    for key, choices, default in (("initial", INITIAL, "rest"),
+                                  ("contact_mass", CONTACT_MASS, "consistent")):
+        if spec.get(key, default) not in choices:
+            raise CaseError(f"{source}: '{where}.{key}' = {spec[key]!r}; choose one of "
+                            f"{', '.join(choices)}")
+    every = int(spec.get("output_every", 1))
+    if every < 1:
+        raise CaseError(f"{source}: '{where}.output_every' must be >= 1")
+    return DynamicsOptions(integrator, dt, t_end, spec.get("initial", "rest"),
+                           spec.get("contact_mass", "consistent"),
+                           bool(spec.get("project_velocities", True)), every,
+                           stepping.max_cutbacks)
+
+
+def _spring(spec: dict, body: Body, body_index: int, where: str, source: str):
+    """``(body index, Spring with body-local DOFs)`` from a ``spring`` table."""
+    for key in ("boundary", "component", "stiffness"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    comp = _components(spec, body.dim, where, source)
+    if len(comp) != 1:
+        raise CaseError(f"{source}: '{where}.component' must name one component")
+    try:
+        surface = contact_surface(body, body_index, spec["boundary"])
+    except KeyError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err}") from None
+    values = {}
+    for key in ("stiffness", "damping", "anchor_offset", "anchor_velocity"):
+        values[key] = float(spec.get(key, 0.0))
+        if not np.isfinite(values[key]):
+            raise CaseError(f"{source}: '{where}.{key}' must be finite")
+    if values["stiffness"] < 0 or values["damping"] < 0:
+        raise CaseError(f"{source}: '{where}': stiffness and damping must be >= 0")
+    weights = surface.area / surface.area.sum()
+    name = spec.get("name", f"{body.name}-{spec['boundary']}-spring")
+    return body_index, Spring(name, body.dim * surface.nodes + comp[0], weights,
+                              values["stiffness"], values["damping"], values["anchor_offset"],
+                              values["anchor_velocity"])
 
 
 def _check_mortar(slave, master, bodies, prefix):
@@ -305,7 +399,7 @@ def friction_law(spec: dict, where: str, source: str):
     return SmoothIPC(mu_s, mu_k, eps_v)
 
 
-def _master(spec, where, bodies, index, source, dim):
+def _master(spec, where, bodies, index, source, dim, default=None):
     if "body" in spec:
         return _surface(spec, where, bodies, index, source)
     kind = spec.get("obstacle")
@@ -319,7 +413,7 @@ def _master(spec, where, bodies, index, source, dim):
                         f"the bodies are {dim}D (use {other!r})")
     zero = [0.0] * dim
     disp = _vector(spec, "displacement", zero, dim, where, source)
-    amp = _amplitude(spec.get("amplitude"), f"{where}.amplitude", source)
+    amp = _amplitude(spec.get("amplitude"), f"{where}.amplitude", source, default)
     if kind in ("line", "plane"):
         normal = _vector(spec, "normal", zero[:-1] + [1.0], dim, where, source)
         if np.linalg.norm(normal) == 0:

@@ -25,8 +25,12 @@ SCHEMA = {
         "name": STRING,
         "element": STRING,
         "mesh": TABLE,                      # checked against the generator's parameters
-        "material": {"E": NUMBER, "nu": NUMBER, "model": STRING},
+        "material": {"E": NUMBER, "nu": NUMBER, "model": STRING, "density": NUMBER},
         "body_force": ARRAY,
+        "initial_velocity": ARRAY,
+        "spring": [{"boundary": STRING, "component": STRING, "stiffness": NUMBER,
+                    "damping": NUMBER, "anchor_offset": NUMBER, "anchor_velocity": NUMBER,
+                    "name": STRING}],
         "dirichlet": [_BC],
         "coupling": [{"boundary": STRING, "component": STRING, "force": NUMBER,
                       "amplitude": _AMPLITUDE, "name": STRING}],
@@ -44,11 +48,15 @@ SCHEMA = {
         "formulation": STRING, "two_pass": BOOL, "enforcement": STRING, "penalty_factor": NUMBER,
     }],
     "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
+    "dynamics": {"integrator": STRING, "rho_inf": NUMBER, "dt": NUMBER, "t_end": NUMBER,
+                 "initial": STRING, "contact_mass": STRING, "project_velocities": BOOL,
+                 "output_every": NUMBER},
     "solver": {"backend": STRING, "tolerance": NUMBER, "max_iterations": NUMBER,
                "max_cutbacks": NUMBER, "max_backtracks": NUMBER},
     "output": {"vtu": BOOL},
     "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
-                  "center": ARRAY, "axis": ARRAY, "direction": ARRAY, "stress": ARRAY},
+                  "center": ARRAY, "axis": ARRAY, "direction": ARRAY, "stress": ARRAY,
+                  "spring": STRING, "springs": ARRAY, "contacts": ARRAY, "after": NUMBER},
 }
 
 
@@ -178,9 +186,15 @@ def load_case(path, overrides=()) -> dict:
     for assignment in overrides:
         apply_override(data, assignment, source)
     _check(data, SCHEMA, "", source)
-    for key in ("bodies", "contact", "steps"):
+    for key in ("bodies", "contact"):
         if key not in data:
             raise CaseError(f"{source}: missing required table '{key}'")
+    if "dynamics" in data and "steps" in data:
+        raise CaseError(f"{source}: 'steps' (quasi-static load steps) and 'dynamics' (time "
+                        f"integration) exclude each other; a dynamic case sets dynamics.dt and "
+                        f"dynamics.t_end")
+    if "dynamics" not in data and "steps" not in data:
+        raise CaseError(f"{source}: missing required table 'steps' (or 'dynamics')")
     names = []
     for i, body in enumerate(data["bodies"]):
         for key in ("name", "mesh", "material", "element"):

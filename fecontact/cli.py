@@ -42,6 +42,15 @@ def _configure_logging(quiet: bool, verbose: bool) -> None:
 def _format_metrics(metrics: dict) -> str:
     lines = []
     for key, m in metrics.items():
+        if not isinstance(m, dict) or "value" not in m:      # dynamic references: plain values
+            if isinstance(m, float):
+                lines.append(f"  {key:28s} {m:.6g}")
+            elif isinstance(m, (int, str, bool)):
+                lines.append(f"  {key:28s} {m}")
+            elif isinstance(m, dict):
+                lines.append(f"  {key}: " + ", ".join(
+                    f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
+            continue
         if m["reference"] is None:
             lines.append(f"  {key:28s} {m['value']:.6g}")
         else:
@@ -69,10 +78,19 @@ def main(argv=None) -> int:
         return EXIT_INPUT
     s = result.summary
     t = s["timings"]
-    print(f"{s['case']}: {'converged' if s['converged'] else 'NOT converged'}, {s['dofs']} DOFs, "
-          f"{len(s['steps'])} steps, max {s['max_newton_iterations_per_increment']} Newton iterations "
-          f"per increment, {t['total']:.2f} s (contact solve/step / linear solve = "
-          f"{t['contact_solve_per_step_over_linear_reference']:.2f}); results in {result.out_dir}")
+    status = "converged" if s["converged"] else "NOT converged"
+    if s.get("analysis") == "dynamic":
+        n_steps = max(len(s["time_series"]["t"]) - 1, 0)
+        print(f"{s['case']}: {status}, {s['dofs']} DOFs, {n_steps} time steps to t = "
+              f"{s['time_series']['t'][-1] if n_steps else 0.0:.6g}, max "
+              f"{s['max_newton_iterations_per_step']} Newton iterations per step, energy balance "
+              f"error {s.get('energy', {}).get('max_balance_error_relative', 0.0):.2e}, "
+              f"{t['total']:.2f} s; results in {result.out_dir}")
+    else:
+        print(f"{s['case']}: {status}, {s['dofs']} DOFs, "
+              f"{len(s['steps'])} steps, max {s['max_newton_iterations_per_increment']} Newton "
+              f"iterations per increment, {t['total']:.2f} s (contact solve/step / linear solve = "
+              f"{t['contact_solve_per_step_over_linear_reference']:.2f}); results in {result.out_dir}")
     if s.get("metrics") and not args.quiet:
         print(_format_metrics(s["metrics"]))
     if not s["converged"]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import skfem
-from skfem.helpers import ddot, sym_grad, eye, trace
+from skfem.helpers import ddot, dot, eye, sym_grad, trace
 
 PLANE_MODELS = ("plane_strain", "plane_stress")
 
@@ -27,17 +27,23 @@ class Material:
         Poisson ratio, ``-1 < nu < 0.5``.
     model : str
         ``"plane_strain"`` or ``"plane_stress"`` in 2D; ignored in 3D.
+    density : float
+        Mass per volume (per area and unit thickness in 2D), ``>= 0``; only
+        dynamic analyses use it.
     """
 
     E: float
     nu: float
     model: str = "plane_strain"
+    density: float = 0.0
 
     def __post_init__(self):
         if not self.E > 0:
             raise ValueError(f"Young's modulus E must be > 0, got {self.E}")
         if not -1.0 < self.nu < 0.5:
             raise ValueError(f"Poisson ratio nu must lie in (-1, 0.5), got {self.nu}")
+        if not (np.isfinite(self.density) and self.density >= 0.0):
+            raise ValueError(f"density must be >= 0, got {self.density}")
         if self.model not in PLANE_MODELS:
             raise ValueError(f"material model must be one of {PLANE_MODELS}, got {self.model!r}")
 
@@ -68,6 +74,16 @@ def stiffness(basis: skfem.Basis, material: Material):
         eps_u = sym_grad(u)
         sigma = 2.0 * mu * eps_u + lam * eye(trace(eps_u), eps_u.shape[0])
         return ddot(sigma, sym_grad(v))
+
+    return form.assemble(basis).tocsr()
+
+
+def mass(basis: skfem.Basis, density: float):
+    """Assemble the consistent mass matrix ``M_ij = int rho phi_i . phi_j dx`` (CSR)."""
+
+    @skfem.BilinearForm
+    def form(u, v, w):
+        return density * dot(u, v)
 
     return form.assemble(basis).tocsr()
 

@@ -132,9 +132,16 @@ class SchurBackend:
 
     name = "schur"
 
-    def __init__(self, problem):
+    def __init__(self, problem, matrix=None):
+        """``matrix``: the constant bulk block of ``J11`` when it is not ``K_hat``
+        (a time step's effective stiffness, positive definite: nothing is pinned)."""
         self.problem = problem
-        K_reg, self.pinned, self.eps = pinned_stiffness(problem.system)
+        if matrix is None:
+            self.matrix = problem.system.K_hat
+            K_reg, self.pinned, self.eps = pinned_stiffness(problem.system)
+        else:
+            self.matrix = K_reg = matrix
+            self.pinned, self.eps = np.zeros(0, dtype=int), 0.0
         self.lu = factorize(K_reg)
         universe = problem.contact_dofs
         self.position = np.full(problem.system.n_reduced, -1)
@@ -175,7 +182,7 @@ class SchurBackend:
         J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
         for block in (J12, J21):
             block.eliminate_zeros()     # e.g. x-components against a horizontal flat
-        D_full = (ev.J11 - self.problem.system.K_hat).tocsr()
+        D_full = (ev.J11 - self.matrix).tocsr()
         D_full.eliminate_zeros()
         # multipliers with u-independent, diagonal rows: dlam = B2/J22_ii
         row_nnz_u = np.diff(J21.indptr)
@@ -281,20 +288,23 @@ def _dense_condensed_solve(W, D, WE, F, G, w, b):
 BACKENDS = {"direct": DirectBackend, "schur": SchurBackend}
 
 
-def make_backend(name: str, problem):
+def make_backend(name: str, problem, matrix=None):
     """Backend by name.
 
     ``"auto"`` picks ``schur`` (which handles bodies held only by contact
     through pinned rigid-body modes), and ``direct`` if the regularised bulk
-    stiffness still cannot be factorised.
+    stiffness still cannot be factorised.  ``matrix`` is the constant bulk
+    block of the Jacobian when it is not ``K_hat`` (dynamics).
     """
-    if name == "auto":
-        try:
-            return SchurBackend(problem)
-        except RuntimeError as err:
-            logger.info("bulk stiffness not factorisable (%s): using the direct backend", err)
-            return DirectBackend(problem)
-    if name not in BACKENDS:
+    if name not in BACKENDS and name != "auto":
         raise ValueError(f"unknown linear solver backend {name!r}; choose one of "
                          f"{', '.join(['auto', *BACKENDS])}")
-    return BACKENDS[name](problem)
+    if name == "direct":
+        return DirectBackend(problem)
+    try:
+        return SchurBackend(problem, matrix)
+    except RuntimeError as err:
+        if name == "schur":
+            raise
+        logger.info("bulk matrix not factorisable (%s): using the direct backend", err)
+        return DirectBackend(problem)

@@ -93,15 +93,19 @@ def point_data(problem: ContactProblem, state: StepState) -> dict:
             "friction_state": friction}
 
 
-def write_vtu(path: Path, problem: ContactProblem, state: StepState) -> None:
+def write_vtu(path: Path, problem: ContactProblem, state: StepState,
+              extra: dict | None = None) -> None:
+    """One VTU of all bodies; ``extra`` adds point data, nodal vectors (n_nodes, dim) padded to 3."""
     sysm = problem.system
     points = _pad3(problem.X.T)
     cells = []
     for b, body in enumerate(sysm.bodies):
         kind, conn = _CELLS[(body.element, body.dim)]
         cells.append((kind, conn(body) + sysm.node_offset[b]))
-    meshio.write(str(path), meshio.Mesh(points, cells, point_data=point_data(problem, state)),
-                 file_format="vtu")
+    data = point_data(problem, state)
+    for key, value in (extra or {}).items():
+        data[key] = _pad3(value) if value.ndim == 2 else value
+    meshio.write(str(path), meshio.Mesh(points, cells, point_data=data), file_format="vtu")
 
 
 def write_pvd(path: Path, entries: list) -> None:

@@ -316,8 +316,28 @@ class ContactProblem:
         counts = np.asarray(self.system.T.sum(axis=0)).ravel()
         return np.concatenate([u_hat / np.maximum(counts, 1.0), state.multiplier.ravel()])
 
+    @property
+    def bulk_matrix(self) -> sp.csc_matrix:
+        """The constant bulk part of ``J11`` in statics: ``K_hat``."""
+        return self.system.K_hat
+
+    def bulk_residual(self, u: np.ndarray, t: float) -> tuple:
+        """Static bulk residual ``T^T (K u - f(t)) - F_coupling(t)`` (reduced) and its force scale."""
+        sysm = self.system
+        internal, external = sysm.internal_force(u), sysm.external_force(t)
+        coupling = sysm.coupling_force(t)
+        scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(external)),
+                    float(np.linalg.norm(coupling)), 1e-300)
+        return sysm.T.T @ (internal - external) - coupling, scale
+
     def evaluate(self, unknowns: np.ndarray, t: float, state: StepState,
-                 jacobian: bool = True) -> Evaluation:
+                 jacobian: bool = True, bulk=None) -> Evaluation:
+        """Residual and generalised Jacobian at ``unknowns``.
+
+        ``bulk`` replaces the static bulk terms: an object with
+        ``residual(u, t) -> (R1_bulk, scale)`` and a constant reduced
+        ``matrix`` (a time step's inertia and stiffness, :mod:`fecontact.dynamics`).
+        """
         sysm = self.system
         n_red, d = sysm.n_reduced, self.dim
         u = sysm.displacement(unknowns[:n_red], t)
@@ -332,19 +352,17 @@ class ContactProblem:
                            self.friction_law(state, kin.local.slip, t), self.penalty)
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
-        internal = sysm.internal_force(u)
-        r_full = internal - sysm.external_force(t) - B.T @ (A * lam.ravel())
-        R1 = sysm.T.T @ r_full - sysm.coupling_force(t)
+        R_bulk, scale = self.bulk_residual(u, t) if bulk is None else bulk.residual(u, t)
+        R1 = R_bulk - sysm.T.T @ (B.T @ (A * lam.ravel()))
         R2 = A * cr.residual.ravel()
-        scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(sysm.external_force(t))),
-                    float(np.linalg.norm(sysm.coupling_force(t))), 1e-300)
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
                   contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
             T = sysm.T
             G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)
             Ad = sp.diags(A)
-            ev.update(J11=(sysm.K_hat - T.T @ G @ T).tocsc(),
+            K = self.bulk_matrix if bulk is None else bulk.matrix
+            ev.update(J11=(K - T.T @ G @ T).tocsc(),
                       J12=(-(T.T @ B.T) @ Ad).tocsc(),
                       J21=(Ad @ _block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ _block_diagonal(cr.d_multiplier)).tocsr())

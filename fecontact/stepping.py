@@ -104,6 +104,43 @@ def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: f
     return ""
 
 
+def solve_increment(problem, backend, x0: np.ndarray, t: float, state: StepState,
+                    newton: NewtonOptions, stepping: SteppingOptions, timings: dict,
+                    history: list) -> tuple:
+    """Solve one increment to ``t``, again while a friction state machine revises its start state.
+
+    Laws with breakaway (static/kinetic friction) mark the nodes that broke
+    away during the increment as sliding; the increment is then solved again
+    from the revised start state until it is consistent.  ``problem`` is
+    anything with the :class:`ContactProblem` interface (a time step of a
+    dynamic analysis).  Newton's timings are added to ``timings`` and its
+    iteration records to ``history``.
+
+    Returns
+    -------
+    (NewtonResult, start state used, Newton iterations spent)
+    """
+    start = state
+    result = semismooth_newton(problem, backend, x0, t, start, newton)
+    spent = result.iterations
+    timings["linear_solve"] += result.seconds_linear
+    timings["contact"] += result.seconds_contact
+    history.extend(result.history)
+    for _ in range(stepping.max_friction_revisions):
+        if not result.converged:
+            break
+        revised = problem.revised_friction_state(start, result.evaluation)
+        if revised is None:
+            break
+        start = replace(start, friction=revised)
+        result = semismooth_newton(problem, backend, result.unknowns, t, start, newton)
+        spent += result.iterations
+        timings["linear_solve"] += result.seconds_linear
+        timings["contact"] += result.seconds_contact
+        history.extend(result.history)
+    return result, start, spent
+
+
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
               stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None):
     """Solve the sequence of pseudo-times ``levels``.
@@ -139,26 +176,8 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 ratio = (t_new - state.t) / (state.t - previous[0])
                 x0 = x0 + ratio * (x0 - previous[1])
             x0 = problem.seed_touching(x0, state)
-            start = state
-            result = semismooth_newton(problem, backend, x0, t_new, start, newton)
-            spent = result.iterations
-            timings["linear_solve"] += result.seconds_linear
-            timings["contact"] += result.seconds_contact
-            history.extend(result.history)
-            # friction state machines (breakaway): solve the increment again
-            # with the revised start state until it is consistent
-            for _ in range(stepping.max_friction_revisions):
-                if not result.converged:
-                    break
-                revised = problem.revised_friction_state(start, result.evaluation)
-                if revised is None:
-                    break
-                start = replace(start, friction=revised)
-                result = semismooth_newton(problem, backend, result.unknowns, t_new, start, newton)
-                spent += result.iterations
-                timings["linear_solve"] += result.seconds_linear
-                timings["contact"] += result.seconds_contact
-                history.extend(result.history)
+            result, start, spent = solve_increment(problem, backend, x0, t_new, state, newton,
+                                                   stepping, timings, history)
             iterations += spent
             if result.converged:
                 per_increment.append(spent)

@@ -65,6 +65,59 @@ class Coupling:
 
 
 @dataclass(frozen=True)
+class Spring:
+    r"""A linear spring and dashpot from a moving anchor to a boundary (distributing connector).
+
+    The spring acts on the weighted mean ``\bar u = w \cdot u[dofs]`` of one
+    displacement component over the nodes of a boundary (weights ``w`` the
+    lumped nodal areas, summing to one, as in a distributing coupling).
+    With the anchor at ``x_a(t) = offset + velocity t`` and the stretch
+    ``e = x_a - \bar u``, the force on the nodes is ``(k e + c \dot e) w``;
+    the spring stores ``k e^2 / 2`` and the dashpot dissipates ``c \dot e^2``.
+    Quasi-static analyses use the spring only.
+
+    Attributes
+    ----------
+    name : str
+    dofs : ndarray of int, shape (p,)
+        Global DOFs of the component on the boundary nodes.
+    weights : ndarray, shape (p,)
+    stiffness, damping : float
+    anchor_offset, anchor_velocity : float
+    """
+
+    name: str
+    dofs: np.ndarray
+    weights: np.ndarray
+    stiffness: float
+    damping: float = 0.0
+    anchor_offset: float = 0.0
+    anchor_velocity: float = 0.0
+
+    def anchor(self, t: float) -> float:
+        return self.anchor_offset + self.anchor_velocity * t
+
+    def mean(self, u: np.ndarray) -> float:
+        """Weighted mean ``w . u[dofs]`` of a full vector."""
+        return float(self.weights @ u[self.dofs])
+
+    def stretch(self, u: np.ndarray, t: float) -> float:
+        return self.anchor(t) - self.mean(u)
+
+    def force(self, u: np.ndarray, v: np.ndarray | None, t: float) -> float:
+        """Tension ``k e + c de/dt`` (``v`` the velocity; None in statics)."""
+        rate = 0.0 if v is None else self.anchor_velocity - self.mean(v)
+        return self.stiffness * self.stretch(u, t) + self.damping * rate
+
+    def matrix(self, coefficient: float, n: int) -> sp.csr_matrix:
+        """``coefficient w w^T`` in full numbering, shape (n, n)."""
+        rows = np.repeat(self.dofs, self.dofs.size)
+        cols = np.tile(self.dofs, self.dofs.size)
+        vals = coefficient * np.outer(self.weights, self.weights).ravel()
+        return sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+
+@dataclass(frozen=True)
 class Load:
     """An assembled load vector (full DOF numbering) scaled by an amplitude."""
 
@@ -85,10 +138,14 @@ class BulkSystem:
         Block-diagonal bulk stiffness.
     T : csr_matrix, shape (n, n_red)
     K_hat : csc_matrix, shape (n_red, n_red)
+        ``T^T (K + K_s) T`` with the spring stiffness ``K_s``.
     dirichlet, couplings, loads : tuples
     fixed : ndarray of bool, shape (n,)
     coupling_columns : ndarray of int
         Reduced unknown of each coupling.
+    springs : tuple of Spring
+    M : csr_matrix, shape (n, n), or None
+        Consistent mass matrix (bodies with a density), for dynamics.
     """
 
     bodies: tuple
@@ -101,6 +158,8 @@ class BulkSystem:
     loads: tuple
     fixed: np.ndarray = field(repr=False)
     coupling_columns: np.ndarray = field(repr=False)
+    springs: tuple = ()
+    M: sp.csr_matrix | None = field(default=None, repr=False)
 
     @property
     def dim(self) -> int:
@@ -147,6 +206,11 @@ class BulkSystem:
             if cp.body == b:
                 v = values[dim * np.asarray(cp.nodes) + cp.component]
                 rows.append(v - v[:1])
+        first = dim * self.node_offset[b]
+        for spring in self.springs:
+            local = spring.dofs - first
+            if np.all((local >= 0) & (local < values.shape[0])):
+                rows.append(spring.weights[None, :] @ values[local])
         M = np.vstack(rows) if rows else np.zeros((0, values.shape[1]))
         scale = max(np.abs(Xc).max(), 1.0)
         rank = np.linalg.matrix_rank(M / scale, tol=1e-10) if M.size else 0
@@ -217,13 +281,36 @@ class BulkSystem:
         body = np.repeat(np.arange(counts.size), counts)
         mean = np.stack([np.bincount(body, weights=nodal[:, c], minlength=counts.size)
                          for c in range(d)], axis=1) / np.maximum(counts, 1)[:, None]
-        return self.K @ (nodal - mean[body]).ravel()
+        force = self.K @ (nodal - mean[body]).ravel()
+        for spring in self.springs:
+            force[spring.dofs] += spring.stiffness * spring.mean(u) * spring.weights
+        return force
+
+    def strain_energy(self, u: np.ndarray, t: float) -> float:
+        """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``."""
+        d = self.dim
+        nodal = u.reshape(-1, d)
+        counts = np.diff(self.node_offset)
+        body = np.repeat(np.arange(counts.size), counts)
+        mean = np.stack([np.bincount(body, weights=nodal[:, c], minlength=counts.size)
+                         for c in range(d)], axis=1) / np.maximum(counts, 1)[:, None]
+        w = (nodal - mean[body]).ravel()
+        return 0.5 * float(w @ (self.K @ w)) + sum(0.5 * s.stiffness * s.stretch(u, t) ** 2
+                                                  for s in self.springs)
+
+    def spring_force(self, t: float) -> np.ndarray:
+        """Anchor part of the spring forces, ``sum k x_a(t) w`` (full numbering)."""
+        f = np.zeros(self.n_dofs)
+        for spring in self.springs:
+            f[spring.dofs] += spring.stiffness * spring.anchor(t) * spring.weights
+        return f
 
     def displacement(self, u_hat: np.ndarray, t: float) -> np.ndarray:
         return self.T @ u_hat + self.prescribed(t)
 
     def external_force(self, t: float) -> np.ndarray:
-        f = np.zeros(self.n_dofs)
+        """Loads and the anchor part of the spring forces at ``t`` (full numbering)."""
+        f = self.spring_force(t)
         for load in self.loads:
             f += load.vector * load.amplitude(t)
         return f
@@ -255,9 +342,9 @@ class BulkSystem:
         return out
 
 
-def build_system(bodies, dirichlet, couplings, loads) -> BulkSystem:
-    """Assemble the block-diagonal stiffness and the constraint map ``T``."""
-    from .elasticity import stiffness
+def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=False) -> BulkSystem:
+    """Assemble the block-diagonal stiffness (and mass) and the constraint map ``T``."""
+    from .elasticity import mass, stiffness
 
     bodies = tuple(bodies)
     dim = bodies[0].dim
@@ -279,7 +366,11 @@ def build_system(bodies, dirichlet, couplings, loads) -> BulkSystem:
     rows = np.concatenate([free, np.flatnonzero(group >= 0)])
     cols = np.concatenate([np.arange(free.size), free.size + group[group >= 0]])
     T = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n_red))
-    K_hat = (T.T @ K @ T).tocsc()
+    K_all = K + sum((s.matrix(s.stiffness, n) for s in springs), sp.csr_matrix((n, n)))
+    K_hat = (T.T @ K_all @ T).tocsc()
     coupling_columns = free.size + np.arange(len(couplings))
+    M = None
+    if with_mass:
+        M = sp.block_diag([mass(b.basis, b.material.density) for b in bodies], format="csr")
     return BulkSystem(bodies, node_offset, K, T, K_hat, tuple(dirichlet), tuple(couplings),
-                      tuple(loads), fixed, coupling_columns)
+                      tuple(loads), fixed, coupling_columns, tuple(springs), M)
