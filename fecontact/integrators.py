@@ -167,8 +167,11 @@ class Dynamics:
         start = (af * (sysm.internal_force(u0) - sysm.external_force(t0) + self.C @ v0
                        - self.damping_anchor)
                  + integrator.alpha_m * (self.M @ a0))
+        # the force that stops the current momentum within one step: the scale
+        # of the residual when nothing else loads the bodies (free flight)
+        momentum = float(np.linalg.norm(self.M @ v0)) / dt
         return TimeStep(self, integrator, dt, t0, u0, v0, a0, start,
-                        af * sysm.coupling_force(t0), matrix)
+                        af * sysm.coupling_force(t0), matrix, momentum)
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,9 @@ class TimeStep:
 
     ``residual(u, t)`` is ``T^T [M a_{n+1-am} + C v_{n+1-af} - d + K u_{n+1-af}
     - f(t_{n+1-af})] - F_coupling(t_{n+1-af})`` with ``a``, ``v`` the
-    integrator's functions of ``u = u_{n+1}``.
+    integrator's functions of ``u = u_{n+1}``.  Its force scale (for Newton's
+    relative tolerance) is the largest of the internal, external, inertial
+    and coupling forces and ``|M v_n| / dt``.
     """
 
     dynamics: Dynamics
@@ -190,6 +195,7 @@ class TimeStep:
     start_force: np.ndarray = field(repr=False)
     start_coupling: np.ndarray = field(repr=False)
     matrix: sp.csc_matrix = field(repr=False)
+    momentum_scale: float = 0.0
 
     def kinematics(self, u: np.ndarray) -> tuple:
         """``(v_{n+1}, a_{n+1})`` for the end-of-step displacement ``u``."""
@@ -207,5 +213,6 @@ class TimeStep:
         coupling = (1.0 - i.alpha_f) * sysm.coupling_force(t) + self.start_coupling
         full = inertia + rest + self.start_force
         scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(external)),
-                    float(np.linalg.norm(inertia)), float(np.linalg.norm(coupling)), 1e-300)
+                    float(np.linalg.norm(inertia)), float(np.linalg.norm(coupling)),
+                    self.momentum_scale, 1e-300)
         return sysm.T.T @ full - coupling, scale

@@ -131,18 +131,22 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
         phi0 = 0.5 * float(ev.residual @ ev.residual)
         alpha, best = 1.0, None
         tic = time.perf_counter()
+        accepted = None
         for _ in range(options.max_backtracks + 1):
-            trial = problem.evaluate(x + alpha * dx, t, state, jacobian=False)
+            # the full step is usually accepted: evaluate it with its Jacobian
+            trial = problem.evaluate(x + alpha * dx, t, state, jacobian=alpha == 1.0)
             phi = 0.5 * float(trial.residual @ trial.residual)
             if np.isfinite(phi) and (best is None or phi < best[1]):
                 best = (alpha, phi)
             if np.isfinite(phi) and phi <= (1.0 - 2.0 * options.armijo * alpha) * phi0:
+                accepted = trial
                 break
             alpha *= 0.5
         else:
             alpha = best[0] if best is not None and best[1] < phi0 else 1.0
         x = x + alpha * dx
-        ev = problem.evaluate(x, t, state)
+        ev = accepted if accepted is not None and accepted.J11 is not None \
+            else problem.evaluate(x, t, state)
         t_con += time.perf_counter() - tic
         history.append(IterationRecord(it, eq, comp,
                                        n_open, n_stick, n_slip, changed, alpha))

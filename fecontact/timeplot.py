@@ -11,7 +11,8 @@ def plot_time_series(series: dict, path: Path, title: str = "") -> None:
     """Write a stacked plot of the time series of :mod:`fecontact.timeseries`.
 
     Panels: spring forces (when the case has springs), the first component
-    of each pair's slip velocity, and the energy ledger with its balance error.
+    of each pair's slip velocity, kinetic, strain and total energy, the
+    accumulated works and dissipations, and the energy balance error.
     """
     import matplotlib
 
@@ -20,8 +21,8 @@ def plot_time_series(series: dict, path: Path, title: str = "") -> None:
 
     t = np.asarray(series["t"])
     springs = series["spring_force"]
-    panels = (["spring"] if springs else []) + ["slip", "energy"]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.6 * len(panels)), sharex=True)
+    panels = (["spring"] if springs else []) + ["slip", "energy", "work", "balance"]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.2 * len(panels)), sharex=True)
     axes = np.atleast_1d(axes)
     for ax, panel in zip(axes, panels):
         if panel == "spring":
@@ -33,18 +34,23 @@ def plot_time_series(series: dict, path: Path, title: str = "") -> None:
                 v = np.asarray(v)
                 ax.plot(t, v[:, 0] if v.ndim == 2 else v, label=name)
             ax.set_ylabel("slip velocity (x)")
-        else:
-            for key, style in (("kinetic", "-"), ("strain", "-"), ("total", "k-"),
-                               ("external_work", "--"), ("contact_work", "--"),
-                               ("friction_dissipation", ":"), ("damping_dissipation", ":"),
-                               ("balance_error", "r-")):
-                values = np.asarray(series[key])
-                if key in ("damping_dissipation", "contact_work") and not np.any(values):
-                    continue
-                ax.plot(t, values, style, label=key.replace("_", " "), lw=1.0)
+        elif panel == "energy":
+            for key, style in (("kinetic", "-"), ("strain", "-"), ("total", "k-")):
+                ax.plot(t, series[key], style, label=key, lw=1.0)
             ax.set_ylabel("energy")
+        elif panel == "work":
+            for key in ("external_work", "contact_work", "friction_dissipation",
+                        "damping_dissipation"):
+                values = np.asarray(series[key])
+                if np.any(values):
+                    ax.plot(t, values, label=key.replace("_", " "), lw=1.0)
+            ax.set_ylabel("work")
+        else:
+            ax.plot(t, series["balance_error"], "r-", lw=1.0, label="KE + SE - E0 - W + D")
+            ax.set_ylabel("balance error")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="best")
     axes[-1].set_xlabel("time")
     if title:
         axes[0].set_title(title)
