@@ -15,7 +15,8 @@ import pytest
 from conftest import CASES
 from fecontact.run import run
 
-ALL_CASES = sorted(p.stem for p in CASES.glob("*.toml"))
+# quasi-static cases (dynamic ones, with a [dynamics] table, are run by test_dynamics.py)
+ALL_CASES = sorted(p.stem for p in CASES.glob("*.toml") if "[dynamics]" not in p.read_text())
 
 
 @pytest.fixture(scope="module")
