@@ -351,3 +351,74 @@ def test_impossible_static_start_is_reported(tmp_path):
     s = json.loads((tmp_path / "summary.json").read_text())
     assert s["converged"] is False and "no static equilibrium at t = 0" in s["reason"]
     assert r.summary["converged"] is False
+
+
+# -- 3D, outputs, failures --------------------------------------------------------------
+
+BOX_3D = """
+[[bodies]]
+name = "block"
+element = "Q1"
+mesh = { generator = "box", x0 = 0.0, x1 = 0.4, y0 = 0.0, y1 = 0.4, z0 = 0.02, z1 = 0.22, nx = 4, ny = 4, nz = 2, element = "hex" }
+material = { E = 1000.0, nu = 0.3, density = 1.0 }
+initial_velocity = [0.3, 0.0, -1.0]
+
+[[contact]]
+name = "floor"
+slave = { body = "block", boundary = "bottom" }
+master = { obstacle = "plane", point = [0.0, 0.0, 0.0], normal = [0.0, 0.0, 1.0] }
+friction = { law = "coulomb", mu = 0.2 }
+
+[dynamics]
+integrator = "newmark"
+dt = 0.001
+t_end = 0.08
+contact_mass = "redistributed"
+output_every = 20
+
+[reference]
+type = "energy"
+"""
+
+
+def test_3d_block_bounces_with_friction_and_balanced_energy(case_file):
+    """A hexahedral block thrown onto a plane with friction: energy lost only to friction."""
+    path = case_file(BOX_3D)
+    r = run(path, path.parent / "out")
+    s = json.loads((path.parent / "out" / "summary.json").read_text())
+    assert s["converged"] and s["dim"] == 3
+    ts = s["time_series"]
+    assert min(ts["open"]) == 0                     # the whole bottom touched
+    assert max(ts["slip"]) > 0                      # and slid
+    assert ts["open"][-1] == max(ts["open"])        # and came off again
+    v_end = ts["centroid_velocity"]["block"][-1]
+    assert v_end[2] > 0 and 0 < v_end[0] < 0.3      # bounced, slowed by friction
+    # every joule is accounted for: the Newmark ledger closes to round-off
+    assert s["metrics"]["max_balance_error_relative"] < 1e-9
+    assert ts["friction_dissipation"][-1] > 0
+    # friction cannot create energy: KE + SE never exceeds the initial value
+    total = np.array(ts["total"])
+    assert total.max() <= total[0] * (1 + 1e-9)
+    # the VTU series carries velocities and accelerations
+    import meshio
+    import xml.etree.ElementTree as ET
+    pvd = ET.parse(next((path.parent / "out").glob("*.pvd"))).getroot()
+    files = [d.get("file") for d in pvd.iter("DataSet")]
+    assert len(files) == len(s["steps"]) == 4
+    mesh = meshio.read(path.parent / "out" / files[-1])
+    n = mesh.points.shape[0]
+    assert mesh.point_data["velocity"].shape == (n, 3)
+    assert mesh.point_data["acceleration"].shape == (n, 3)
+    np.testing.assert_allclose(mesh.point_data["displacement"], r.state.u.reshape(-1, 3))
+
+
+def test_failed_dynamic_run_keeps_the_computed_steps(tmp_path):
+    # one Newton iteration and no cut-backs: the first breakaway cannot be solved
+    r = run(CASES / "stickslip.toml", tmp_path, ["solver.max_iterations=1", "solver.max_cutbacks=0",
+                                                 "dynamics.output_every=10"])
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["converged"] is False and "Newton failed" in s["reason"]
+    t_fail = s["time_series"]["t"][-1]
+    assert 0.3 < t_fail < 4.0                       # the stick phase before it is kept
+    assert s["steps"] and s["steps"][-1]["time"] <= t_fail
+    assert r.summary["converged"] is False
