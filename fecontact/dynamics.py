@@ -148,7 +148,6 @@ def contact_nodes(problem: ContactProblem) -> np.ndarray:
 
 def contact_forces(problem: ContactProblem, kin, multiplier: np.ndarray) -> tuple:
     """``(B_N^T A lam_N, B_T^T A lam_T)`` in full numbering."""
-    d = problem.dim
     B = kinematic_operator(kin, problem.system.n_dofs)
     weighted = problem.area[:, None] * multiplier
     normal = weighted.copy()
@@ -220,8 +219,7 @@ class DynamicAnalysis:
 
     def _reduced(self, u: np.ndarray, t: float) -> np.ndarray:
         sysm = self.problem.system
-        counts = np.maximum(np.asarray(sysm.T.sum(axis=0)).ravel(), 1.0)
-        return (sysm.T.T @ (u - sysm.prescribed(t))) / counts
+        return sysm.to_reduced(u - sysm.prescribed(t))
 
     def _forces(self, state: StepState, kin, v, a) -> StepForces:
         """Forces at the end of a step: loads, reactions, couplings, contact, springs."""
@@ -299,10 +297,9 @@ class DynamicAnalysis:
             projection = self._kinetic(v) - before
         forces = self._forces(new, kin, v, a)
         du = new.u - u0
-        du_hat = sysm.T.T @ du          # only the coupling columns are used
-        counts = np.maximum(np.asarray(sysm.T.sum(axis=0)).ravel(), 1.0)
+        du_hat = sysm.to_reduced(du)    # only the coupling columns are used
         ledger = advance(current.ledger, self._kinetic(v), sysm.strain_energy(new.u, t_new), du,
-                         du_hat / counts, sysm.coupling_columns,
+                         du_hat, sysm.coupling_columns,
                          np.array([s.damping for s in sysm.springs]),
                          np.array([s.mean(du) for s in sysm.springs]),
                          current.forces, forces, projection)
@@ -328,8 +325,7 @@ class DynamicAnalysis:
                                    k_plus.slip - k_minus.slip], axis=1).ravel()[rows] / (2 * h)
         v_fixed = np.where(sysm.fixed, v, 0.0)
         target = -(explicit + B @ v_fixed)
-        counts = np.maximum(np.asarray(sysm.T.sum(axis=0)).ravel(), 1.0)
-        v_hat = (sysm.T.T @ (v - v_fixed)) / counts
+        v_hat = sysm.to_reduced(v - v_fixed)
         G = (B @ sysm.T).tocsr()
         return sysm.T @ project_velocity(self.mass_solver, v_hat, G, target) + v_fixed
 

@@ -311,10 +311,8 @@ class ContactProblem:
 
     def unknowns(self, state: StepState) -> np.ndarray:
         """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""
-        u_hat = self.system.T.T @ (state.u - self.system.prescribed(state.t))
-        # coupled DOFs appear several times in T^T u: average them back
-        counts = np.asarray(self.system.T.sum(axis=0)).ravel()
-        return np.concatenate([u_hat / np.maximum(counts, 1.0), state.multiplier.ravel()])
+        u_hat = self.system.to_reduced(state.u - self.system.prescribed(state.t))
+        return np.concatenate([u_hat, state.multiplier.ravel()])
 
     @property
     def bulk_matrix(self) -> sp.csc_matrix:

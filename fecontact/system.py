@@ -232,13 +232,12 @@ class BulkSystem:
         They span the null space of ``K_hat``; contact must hold them.
         """
         cols = []
-        counts = np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
         for b in range(len(self.bodies)):
             modes = self._free_modes(b)
             for j in range(modes.shape[1]):
                 u = np.zeros(self.n_dofs)
                 u[self.body_dofs(b)] = modes[:, j]
-                cols.append((self.T.T @ u) / counts)
+                cols.append(self.to_reduced(u))
         return np.column_stack(cols) if cols else np.zeros((self.n_reduced, 0))
 
     def body_dofs(self, body: int) -> slice:
@@ -275,26 +274,32 @@ class BulkSystem:
         ``eps |K| U`` per row that grows with the distance travelled and
         can exceed the force tolerance of Newton's method.
         """
-        d = self.dim
-        nodal = u.reshape(-1, d)
-        counts = np.diff(self.node_offset)
-        body = np.repeat(np.arange(counts.size), counts)
-        mean = np.stack([np.bincount(body, weights=nodal[:, c], minlength=counts.size)
-                         for c in range(d)], axis=1) / np.maximum(counts, 1)[:, None]
-        force = self.K @ (nodal - mean[body]).ravel()
+        force = self.K @ self._without_translations(u)
         for spring in self.springs:
             force[spring.dofs] += spring.stiffness * spring.mean(u) * spring.weights
         return force
 
-    def strain_energy(self, u: np.ndarray, t: float) -> float:
-        """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``."""
+    def _without_translations(self, u: np.ndarray) -> np.ndarray:
+        """``u`` minus each body's mean nodal translation (``K`` annihilates the difference)."""
         d = self.dim
         nodal = u.reshape(-1, d)
         counts = np.diff(self.node_offset)
         body = np.repeat(np.arange(counts.size), counts)
         mean = np.stack([np.bincount(body, weights=nodal[:, c], minlength=counts.size)
                          for c in range(d)], axis=1) / np.maximum(counts, 1)[:, None]
-        w = (nodal - mean[body]).ravel()
+        return (nodal - mean[body]).ravel()
+
+    def to_reduced(self, u: np.ndarray) -> np.ndarray:
+        """Reduced unknowns of a full vector ``u`` that vanishes on Dirichlet DOFs.
+
+        Coupled DOFs appear several times in ``T^T u``; they are averaged back.
+        """
+        counts = np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
+        return (self.T.T @ u) / counts
+
+    def strain_energy(self, u: np.ndarray, t: float) -> float:
+        """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``."""
+        w = self._without_translations(u)
         return 0.5 * float(w @ (self.K @ w)) + sum(0.5 * s.stiffness * s.stretch(u, t) ** 2
                                                   for s in self.springs)
 
