@@ -27,7 +27,27 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="print only the final summary line")
     run.add_argument("--verbose", action="store_true", help="report every Newton iteration")
     run.add_argument("--debug", action="store_true", help="show tracebacks")
+    run.add_argument("--plot", action="store_true", help="render the figures of the result (PNG)")
+    plot = sub.add_parser("plot", help="render the figures of a result folder (PNG, off-screen)")
+    plot.add_argument("out", help="result folder (with summary.json)")
+    plot.add_argument("--step", type=int, default=-1, help="output step (default: the last)")
+    plot.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
+
+
+def _plot(folder, step: int, debug: bool) -> int:
+    from .plot import render
+
+    try:
+        paths = render(folder, step)
+    except (FileNotFoundError, IndexError, OSError) as err:
+        if debug:
+            raise
+        print(f"error: {folder}: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    for path in paths:
+        print(path)
+    return 0
 
 
 def _configure_logging(quiet: bool, verbose: bool) -> None:
@@ -61,6 +81,9 @@ def _format_metrics(metrics: dict) -> str:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "plot":
+        logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+        return _plot(args.out, args.step, args.debug)
     _configure_logging(args.quiet, getattr(args, "verbose", False))
     try:
         from .run import run
@@ -93,6 +116,10 @@ def main(argv=None) -> int:
               f"{t['contact_solve_per_step_over_linear_reference']:.2f}); results in {result.out_dir}")
     if s.get("metrics") and not args.quiet:
         print(_format_metrics(s["metrics"]))
+    if args.plot:
+        code = _plot(result.out_dir, -1, args.debug)
+        if code:
+            return code
     if not s["converged"]:
         print(f"error: {s.get('reason', 'the run did not converge')}", file=sys.stderr)
         return EXIT_FAILED

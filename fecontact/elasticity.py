@@ -124,3 +124,33 @@ def stress(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
     lam, mu = material.lame(dim)
     trace = np.einsum("ii...->...", eps)
     return lam * trace[None, None] * np.eye(dim)[:, :, None, None] + 2.0 * mu * eps
+
+
+def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
+    r"""Von Mises stress per DOF node: element means averaged over the elements at each node.
+
+    In plane strain the out-of-plane stress ``sigma_zz = nu (sigma_xx + sigma_yy)``
+    enters; in plane stress it is zero.
+
+    Returns
+    -------
+    ndarray, shape (n_dof_nodes,)
+    """
+    sigma = stress(basis, material, u)                      # (d, d, nel, nq)
+    dim = sigma.shape[0]
+    if dim == 2:
+        szz = (material.nu * (sigma[0, 0] + sigma[1, 1]) if material.model == "plane_strain"
+               else np.zeros_like(sigma[0, 0]))
+        full = np.zeros((3, 3) + sigma.shape[2:])
+        full[:2, :2] = sigma
+        full[2, 2] = szz
+        sigma = full
+    mean = np.einsum("ii...->...", sigma) / 3.0
+    dev = sigma - mean[None, None] * np.eye(3)[:, :, None, None]
+    vm = np.sqrt(1.5 * np.einsum("ij...,ij...->...", dev, dev)).mean(axis=1)     # (nel,)
+    nodes = basis.element_dofs[::dim] // dim                                       # (nbfun, nel)
+    n = basis.N // dim
+    total = np.bincount(nodes.ravel(), weights=np.broadcast_to(vm, nodes.shape).ravel(), minlength=n)
+    count = np.bincount(nodes.ravel(), minlength=n)
+    return total / np.maximum(count, 1)
+

@@ -20,6 +20,13 @@ components):
 ``friction_state``
     State of the friction law for the next increment: 0 stuck (or not in
     contact), 1 sliding, 2 re-stuck after sliding (static/kinetic law).
+``von_mises``
+    Von Mises stress, element means averaged at the nodes (plane strain
+    includes ``sigma_zz``).
+``body``
+    Index of the body the node belongs to.
+``slave``
+    1 at slave (contact) nodes, 0 elsewhere.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from xml.sax.saxutils import quoteattr
 import meshio
 import numpy as np
 
+from .elasticity import von_mises
 from .problem import ContactProblem, StepState
 
 # scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)
@@ -88,9 +96,15 @@ def point_data(problem: ContactProblem, state: StepState) -> dict:
     slip[nodes] = _pad3(state.slip)
     status[nodes] = state.status
     friction[nodes] = state.friction
+    sysm = problem.system
+    vm = np.concatenate([von_mises(b.basis, b.material, state.u[sysm.body_dofs(i)])
+                         for i, b in enumerate(sysm.bodies)])
+    body = np.repeat(np.arange(len(sysm.bodies), dtype=np.int32), np.diff(sysm.node_offset))
+    slave = np.zeros(n_nodes, dtype=np.int32)
+    slave[nodes] = 1
     return {"displacement": _pad3(state.u.reshape(-1, dim)), "contact_pressure": pressure,
             "contact_traction": traction, "gap": gap, "slip": slip, "contact_status": status,
-            "friction_state": friction}
+            "friction_state": friction, "von_mises": vm, "body": body, "slave": slave}
 
 
 def write_vtu(path: Path, problem: ContactProblem, state: StepState,
