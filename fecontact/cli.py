@@ -11,6 +11,8 @@ import logging
 import sys
 import tomllib
 
+import numpy as np
+
 from .case import CaseError
 
 EXIT_INPUT, EXIT_FAILED = 2, 3
@@ -57,6 +59,32 @@ def _configure_logging(quiet: bool, verbose: bool) -> None:
     if not verbose:
         logging.getLogger("fecontact.newton").setLevel(max(level, logging.WARNING))
     logging.getLogger("skfem").setLevel(logging.WARNING)
+
+
+def step_table(summary: dict, max_rows: int = 40) -> str:
+    """The final table of a run: one row per output step (at most ``max_rows``, evenly sampled)."""
+    steps = summary.get("steps", [])
+    if not steps:
+        return ""
+    dynamic = summary.get("analysis") == "dynamic"
+    head = (f"{'step':>6} {'time' if dynamic else 'load':>10} {'newton':>7} "
+            f"{'cutbacks' if not dynamic else 'energy':>10} {'residual' if not dynamic else '':>9} "
+            f"{'open':>6} {'stick':>6} {'slip':>6}")
+    rows = [head, "-" * len(head)]
+    index = np.unique(np.linspace(0, len(steps) - 1, min(max_rows, len(steps))).round().astype(int))
+    for i in index:
+        st = steps[i]
+        if dynamic:
+            rows.append(f"{st['step']:>6} {st['time']:>10.4g} {st['newton_iterations']:>7} "
+                        f"{st['energy']['total']:>10.4g} {'':>9} {st['open']:>6} {st['stick']:>6} "
+                        f"{st['slip']:>6}")
+        else:
+            rows.append(f"{i + 1:>6} {st['load']:>10.4g} {st['newton_iterations']:>7} "
+                        f"{st.get('cutbacks', 0):>10} {st.get('residual', 0.0):>9.1e} {st['open']:>6} "
+                        f"{st['stick']:>6} {st['slip']:>6}")
+    if len(index) < len(steps):
+        rows.append(f"({len(index)} of {len(steps)} steps shown)")
+    return "\n".join(rows)
 
 
 def _format_metrics(metrics: dict) -> str:
@@ -116,6 +144,8 @@ def main(argv=None) -> int:
               f"{t['contact_solve_per_step_over_linear_reference']:.2f}); results in {result.out_dir}")
     if s.get("metrics") and not args.quiet:
         print(_format_metrics(s["metrics"]))
+    if not args.quiet:
+        print(step_table(s))
     if args.plot:
         code = _plot(result.out_dir, -1, args.debug)
         if code:

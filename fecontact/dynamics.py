@@ -398,9 +398,9 @@ class DynamicAnalysis:
             records.append(rec)
             if on_record is not None:
                 on_record(rec)
-            logger.info("t %.5g  newton %d  open/stick/slip %d/%d/%d  energy %.6g  balance %.3g",
-                        rec.t, iterations, rec.open, rec.stick, rec.slip, rec.energy["total"],
-                        rec.energy["balance_error"])
+            logger.info("step %5d/%d  t %-10.5g newton %3d  open/stick/slip %d/%d/%d  energy %.6g  "
+                        "balance %.2e", k, n_steps, rec.t, iterations, rec.open, rec.stick, rec.slip,
+                        rec.energy["total"], rec.energy["balance_error"])
             if on_output is not None and (k % opts.output_every == 0 or k == n_steps):
                 on_output(k, current, history)
                 history = []

@@ -202,9 +202,9 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                          int(np.sum(status == 0)), int(np.sum(status == 1)), int(np.sum(status == 2)),
                          tuple(history), failed, tuple(per_increment))
         records.append(rec)
-        logger.info("step %d  load %.4g  newton %d  open/stick/slip %d/%d/%d%s", rec.index, rec.load,
-                    rec.newton_iterations, rec.open, rec.stick, rec.slip,
-                    "" if not failed else "  FAILED: " + failed)
+        logger.info("step %4d/%d  load %-10.4g newton %3d  residual %.1e  open/stick/slip %d/%d/%d%s",
+                    rec.index, len(levels), rec.load, rec.newton_iterations, rec.residual, rec.open,
+                    rec.stick, rec.slip, "" if not failed else "  FAILED: " + failed)
         if failed:
             break
         if on_step is not None:

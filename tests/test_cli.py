@@ -137,3 +137,25 @@ def test_bad_friction_input(tmp_path, overrides, fragments):
     args = [a for o in overrides for a in ("--set", o)]
     proc = _run("run", CASES / "hertz2d_friction.toml", "--out", tmp_path / "o", *args)
     _assert_clean_error(proc, "hertz2d_friction.toml", *fragments)
+
+
+def test_progress_lines_and_final_table(tmp_path):
+    def fecontact(*args):
+        return subprocess.run([sys.executable, "-m", "fecontact", "run", str(CASES / "incline.toml"),
+                               "--set", "steps.count=4", *args], capture_output=True, text=True,
+                              cwd=ROOT)
+
+    proc = fecontact("--out", str(tmp_path / "a"))
+    assert proc.returncode == 0, proc.stderr
+    # one progress line per step on stderr, with load, Newton iterations, residual and counts
+    progress = [line for line in proc.stderr.splitlines() if line.startswith("step")]
+    assert len(progress) == 4
+    assert all("residual" in line and "open/stick/slip" in line for line in progress)
+    # the final table: a header, a rule and one row per step
+    lines = proc.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["step", "load"])
+    rows = lines[start + 2:start + 6]
+    assert [int(r.split()[0]) for r in rows] == [1, 2, 3, 4]
+    quiet = fecontact("--out", str(tmp_path / "b"), "--quiet")
+    assert quiet.returncode == 0
+    assert quiet.stderr == "" and len(quiet.stdout.splitlines()) == 1
