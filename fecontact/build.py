@@ -60,6 +60,9 @@ def _mesh(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
         if not path.is_file():
             raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: mesh file not found ({path})")
         try:
+            if path.suffix.lower() == ".msh":
+                from .meshfile import load_mesh
+                return load_mesh(path)
             return skfem.Mesh.load(str(path))
         except Exception as err:  # meshio raises many types
             raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: cannot read mesh ({err})") from None

@@ -261,3 +261,13 @@ def test_ironing3d_slides_with_reaction_ratio_mu(results):
     # slave nodes in contact crossed master facets in every steady sliding step
     changes = np.array([st["facet_changes"] for st in steps])
     assert np.all(changes[steady] > 0)
+
+
+def test_hertz2d_on_a_quadratic_gmsh_mesh(results):
+    """The Gmsh mesh (6-node triangles, element size 0.003 at the contact) with P2 elements."""
+    r = results("hertz2d_gmsh")
+    assert r.model.problem.system.bodies[0].element == "P2"
+    assert _metric(r, "peak_pressure")["rel_error"] <= 0.03
+    half = _metric(r, "contact_half_width")
+    assert abs(half["value"] - half["reference"]) <= _metric(r, "element_size_at_contact")["value"]
+    assert _metric(r, "pressure_l2_error")["value"] <= 0.05
