@@ -140,7 +140,7 @@ def _match_points(grid, part) -> np.ndarray:
 
 def traction_field(source, scalars: str = "contact_pressure", step: int = -1, scale=None,
                    glyphs: bool = True, off_screen: bool | None = None, from_master_side=False,
-                   zoom_contact: bool = True):
+                   zoom_contact: bool = True, window_size=(1200, 900)):
     """Deformed bodies and the contact surface coloured by ``scalars``, with traction arrows.
 
     Parameters
@@ -166,7 +166,7 @@ def traction_field(source, scalars: str = "contact_pressure", step: int = -1, sc
     grid = _with_derived(to_grid(folder, step))
     dim = folder.dim
     warped = _deformed(grid, 1.0 if scale is None else scale)
-    plotter = pv.Plotter(off_screen=off_screen, window_size=(1200, 900))
+    plotter = pv.Plotter(off_screen=off_screen, window_size=window_size)
     plotter.set_background("white")
     contact = _contact_part(warped, dim)
     if not from_master_side:
@@ -261,7 +261,7 @@ def _screenshot(plotter, path: Path) -> Path:
     return path
 
 
-def render(source, step: int = -1) -> list:
+def render(source, step: int = -1, window_size=(1200, 900)) -> list:
     """Write every figure of a result folder into it; returns the PNG paths."""
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
     out = []
@@ -270,7 +270,7 @@ def render(source, step: int = -1) -> list:
 
         grid = to_grid(folder, step)
         scale = auto_scale(grid)
-        plotter = pv.Plotter(off_screen=True, window_size=(1200, 900))
+        plotter = pv.Plotter(off_screen=True, window_size=window_size)
         plotter.set_background("white")
         plotter.add_mesh(_deformed(grid, scale), scalars="von_mises", cmap="turbo",
                          show_edges=folder.dim == 2, edge_color="gray",
@@ -285,11 +285,11 @@ def render(source, step: int = -1) -> list:
                               ("contact_traction", "tangential_traction"),
                               ("contact_status", "contact_status")):
             plotter = traction_field(folder, scalars, step, off_screen=True,
-                                     glyphs=name != "contact_status")
+                                     glyphs=name != "contact_status", window_size=window_size)
             out.append(_screenshot(plotter, folder.path / f"{name}.png"))
         if folder.dim == 3:
             plotter = traction_field(folder, "contact_pressure", step, off_screen=True,
-                                     from_master_side=True)
+                                     from_master_side=True, window_size=window_size)
             out.append(_screenshot(plotter, folder.path / "contact_patch.png"))
         out.append(contact_profile(folder, step))
     out.append(newton_history(folder))
