@@ -85,11 +85,21 @@ def to_grid(source, step: int = -1):
     """
     import pyvista as pv
 
+    _quiet_vtk()
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
     if not folder.steps:
         raise FileNotFoundError(f"{folder.path}: no VTU files (the run had output.vtu = false)")
     grid = pv.read(folder.steps[step][1])
     return grid
+
+
+def _quiet_vtk() -> None:
+    """Without a display VTK tries X first and logs a warning before it renders off-screen."""
+    try:
+        from vtkmodules.vtkCommonCore import vtkLogger
+    except ImportError:             # pragma: no cover - older VTK
+        return
+    vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_ERROR)
 
 
 def _deformed(grid, scale: float):
