@@ -76,6 +76,9 @@ def assemble(source: Path) -> Path:
     readme = (ROOT / "README.md").read_text()
     # README links are relative to the repository root
     readme = readme.replace("](docs/", "](")
+    # README links to repository files outside docs/ (meshes/README.md, ...) become plain text
+    link = re.compile(r"\[([^\]]+)\]\(([^)#:]+)(#[^)]*)?\)")
+    readme = link.sub(lambda m: m.group(0) if (pages / m.group(2)).exists() else m.group(1), readme)
     (pages / "getting-started.md").write_text(readme)
     # links to repository files outside docs/ (cases, sources) become plain text
     outside = re.compile(r"\[([^\]]+)\]\((?:\.\./)+(?!docs/)[^)]+\)")
