@@ -133,8 +133,7 @@ def build_model(case: dict) -> Model:
             raise CaseError(f"{source}: '{where}.material.density' must be > 0 in a dynamic case")
         index[spec["name"]] = i
         bodies.append(body)
-        velocity = np.zeros(body.dim) if "initial_velocity" not in spec else \
-            _vector(spec, "initial_velocity", None, body.dim, where, source)
+        velocity = _vector(spec, "initial_velocity", [0.0] * body.dim, body.dim, where, source)
         velocities.append(np.tile(velocity, body.n_nodes))
         for j, bc in enumerate(spec.get("dirichlet", [])):
             w = f"{where}.dirichlet.{j}"
@@ -157,7 +156,7 @@ def build_model(case: dict) -> Model:
         if "body_force" in spec:
             vec = constant_load(body.basis, spec["body_force"])
             loads.append(Load(f"{spec['name']}-body-force", (i, vec),
-                              Amplitude.ramp() if default is None else default))
+                              amplitude(None, f"{where}.body_force")))
         for j, tr in enumerate(spec.get("traction", [])):
             w = f"{where}.traction.{j}"
             try:

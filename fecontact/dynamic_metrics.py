@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .case import CaseError
+from .metrics import reference_of
 
 
 def _pair(model, name):
@@ -54,7 +55,7 @@ def body_loads(model, body: int) -> tuple:
     sysm = model.problem.system
     dofs = np.arange(sysm.n_dofs)[sysm.body_dofs(body)]
     d = sysm.dim
-    f = (sysm.external_force(0.0) - sysm.spring_force(0.0))[dofs].reshape(-1, d).sum(axis=0)
+    f = sysm.load_force(0.0)[dofs].reshape(-1, d).sum(axis=0)
     ones = np.zeros(sysm.n_dofs)
     ones[dofs[0::d]] = 1.0
     return float(ones @ (sysm.M @ ones)), f
@@ -208,11 +209,5 @@ REFERENCES = {"stick_slip": stick_slip, "sliding_block": sliding_block,
 
 def evaluate_dynamic_reference(model, series: dict) -> dict:
     """Metrics of the case's ``[reference]`` (empty without one)."""
-    ref = model.case.get("reference")
-    if not ref:
-        return {}
-    kind = ref.get("type")
-    if kind not in REFERENCES:
-        raise CaseError(f"{model.case['_path']}: 'reference.type' = {kind!r} is not a dynamic "
-                        f"reference; choose one of {', '.join(REFERENCES)}")
-    return {"type": kind, **REFERENCES[kind](model, series, ref)}
+    ref, metrics = reference_of(model, REFERENCES, " is not a dynamic reference")
+    return {} if ref is None else {"type": ref["type"], **metrics(model, series, ref)}

@@ -146,9 +146,8 @@ def contact_nodes(problem: ContactProblem) -> np.ndarray:
     return np.unique(np.concatenate(nodes)) if nodes else np.zeros(0, dtype=int)
 
 
-def contact_forces(problem: ContactProblem, kin, multiplier: np.ndarray) -> tuple:
-    """``(B_N^T A lam_N, B_T^T A lam_T)`` in full numbering."""
-    B = kinematic_operator(kin, problem.system.n_dofs)
+def contact_forces(problem: ContactProblem, B: sp.spmatrix, multiplier: np.ndarray) -> tuple:
+    """``(B_N^T A lam_N, B_T^T A lam_T)`` in full numbering (``B``: :func:`kinematic_operator`)."""
     weighted = problem.area[:, None] * multiplier
     normal = weighted.copy()
     normal[:, 1:] = 0.0
@@ -221,15 +220,15 @@ class DynamicAnalysis:
         sysm = self.problem.system
         return sysm.to_reduced(u - sysm.prescribed(t))
 
-    def _forces(self, state: StepState, kin, v, a) -> StepForces:
+    def _forces(self, state: StepState, B, v, a) -> StepForces:
         """Forces at the end of a step: loads, reactions, couplings, contact, springs."""
         sysm = self.problem.system
         t, u = state.t, state.u
-        normal, tangential = contact_forces(self.problem, kin, state.multiplier)
+        normal, tangential = contact_forces(self.problem, B, state.multiplier)
         residual = self.dynamics.force(u, v, a, t) - normal - tangential
         reaction = np.where(sysm.fixed, residual, 0.0)
         springs = sysm.springs
-        return StepForces(sysm.external_force(t) - sysm.spring_force(t), reaction,
+        return StepForces(sysm.load_force(t), reaction,
                           sysm.coupling_force(t), normal, tangential,
                           np.array([s.force(u, v, t) for s in springs]),
                           np.array([s.anchor_velocity - s.mean(v) for s in springs]),
@@ -247,13 +246,13 @@ class DynamicAnalysis:
             state = self._static(state)
         u = state.u
         v = np.where(sysm.fixed, self._prescribed_rate(0.0), self.initial_velocity)
-        kin = problem.kinematics(u, 0.0, state)
-        normal, tangential = contact_forces(problem, kin, state.multiplier)
+        B = kinematic_operator(problem.kinematics(u, 0.0, state), sysm.n_dofs)
+        normal, tangential = contact_forces(problem, B, state.multiplier)
         zero = np.zeros(sysm.n_dofs)
         rhs = sysm.coupling_force(0.0) - sysm.T.T @ (self.dynamics.force(u, v, zero, 0.0)
                                                       - normal - tangential)
         a = sysm.T @ self.mass_solver.solve(rhs)
-        forces = self._forces(state, kin, v, a)
+        forces = self._forces(state, B, v, a)
         ledger = EnergyLedger(self._kinetic(v), sysm.strain_energy(u, 0.0), 0.0)
         ledger = replace(ledger, initial=ledger.total)
         return DynamicState(state, v, a, forces, ledger)
@@ -272,7 +271,12 @@ class DynamicAnalysis:
 
     # -- one step -------------------------------------------------------------
     def step(self, current: DynamicState, t_new: float, history: list):
-        """Advance from ``current`` to ``t_new``; returns (DynamicState, iterations) or (None, iterations)."""
+        """Advance from ``current`` to ``t_new``.
+
+        Returns
+        -------
+        (DynamicState or None, Newton iterations, failure reason or "")
+        """
         problem, sysm = self.problem, self.problem.system
         integ = self.options.integrator
         dt = t_new - current.t
@@ -290,12 +294,13 @@ class DynamicAnalysis:
         new = commit(problem, result, t_new, start)
         v, a = terms.kinematics(new.u)
         kin = result.evaluation.kinematics
+        B = kinematic_operator(kin, sysm.n_dofs)
         projection = 0.0
         if self.options.project_velocities and not self.mass_solver.singular:
             before = self._kinetic(v)
-            v = self._project(new, kin, v, t_new)
+            v = self._project(new, kin, B, v, t_new)
             projection = self._kinetic(v) - before
-        forces = self._forces(new, kin, v, a)
+        forces = self._forces(new, B, v, a)
         du = new.u - u0
         du_hat = sysm.to_reduced(du)    # only the coupling columns are used
         ledger = advance(current.ledger, self._kinetic(v), sysm.strain_energy(new.u, t_new), du,
@@ -305,7 +310,7 @@ class DynamicAnalysis:
                          current.forces, forces, projection)
         return DynamicState(new, v, a, forces, ledger), spent, ""
 
-    def _project(self, state: StepState, kin, v: np.ndarray, t: float) -> np.ndarray:
+    def _project(self, state: StepState, kin, B, v: np.ndarray, t: float) -> np.ndarray:
         """Velocity with zero normal relative velocity at closed nodes and zero slip rate at stuck ones."""
         problem, sysm = self.problem, self.problem.system
         d = problem.dim
@@ -316,7 +321,7 @@ class DynamicAnalysis:
         rows = np.flatnonzero(rows.ravel())
         if rows.size == 0:
             return v
-        B = kinematic_operator(kin, sysm.n_dofs).tocsr()[rows]
+        B = B.tocsr()[rows]
         # explicit time dependence of the constraints (moving obstacles, prescribed motion)
         h = 1e-6 * self.options.dt
         k_plus = problem.kinematics(state.u, t + h, state, kin.facet).local

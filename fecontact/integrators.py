@@ -164,8 +164,7 @@ class Dynamics:
         """Bulk terms of the step from ``t0`` to ``t0 + dt``."""
         sysm = self.system
         af = integrator.alpha_f
-        start = (af * (sysm.internal_force(u0) - sysm.external_force(t0) + self.C @ v0
-                       - self.damping_anchor)
+        start = (af * self.force(u0, v0, np.zeros_like(a0), t0)
                  + integrator.alpha_m * (self.M @ a0))
         # the force that stops the current momentum within one step: the scale
         # of the residual when nothing else loads the bodies (free flight)

@@ -260,12 +260,21 @@ REFERENCES = {"uniform_stress": uniform_stress, "hertz_line": hertz_line, "catta
               "hertz_sphere": hertz_sphere, "cattaneo_mindlin_sphere": cattaneo_mindlin_sphere}
 
 
-def evaluate_reference(model, state) -> dict:
+def reference_of(model, registry: dict, what: str = "") -> tuple:
+    """``(reference table, its function in registry)`` of a case, or ``(None, None)`` without one.
+
+    ``what`` qualifies the error for an unknown type (e.g. " is not a dynamic reference").
+    """
     ref = model.case.get("reference")
     if not ref:
-        return {}
+        return None, None
     kind = ref.get("type")
-    if kind not in REFERENCES:
-        raise CaseError(f"{model.case['_path']}: 'reference.type' = {kind!r}; "
-                        f"choose one of {', '.join(REFERENCES)}")
-    return REFERENCES[kind](model, state, ref)
+    if kind not in registry:
+        raise CaseError(f"{model.case['_path']}: 'reference.type' = {kind!r}{what}; "
+                        f"choose one of {', '.join(registry)}")
+    return ref, registry[kind]
+
+
+def evaluate_reference(model, state) -> dict:
+    ref, metrics = reference_of(model, REFERENCES)
+    return {} if ref is None else metrics(model, state, ref)

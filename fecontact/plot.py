@@ -120,8 +120,7 @@ def auto_scale(grid) -> float:
 def _contact_part(grid, dim: int):
     """Contact surface: boundary lines (2D) or faces (3D) whose points are all slave nodes."""
     slave = grid.point_data["slave"] > 0 if "slave" in grid.point_data else \
-        np.abs(grid.point_data["contact_pressure"]) + np.linalg.norm(grid.point_data["gap"][:, None],
-                                                                     axis=1) > 0
+        np.abs(grid.point_data["contact_pressure"]) + np.abs(grid.point_data["gap"]) > 0
     boundary = grid.extract_surface(algorithm=None)
     if dim == 2:
         boundary = boundary.extract_feature_edges(boundary_edges=True, feature_edges=False,
@@ -256,12 +255,8 @@ def _with_derived(grid):
     """Adds ``tangential_traction``: the magnitude of the traction minus its normal part."""
     t = grid.point_data["contact_traction"]
     p = grid.point_data["contact_pressure"]
-    normal_part = np.zeros_like(t)
-    nonzero = np.linalg.norm(t, axis=1) > 0
     # the normal component is the pressure; the rest is tangential
-    tangential = np.sqrt(np.maximum(np.sum(t * t, axis=1) - p * p, 0.0))
-    grid.point_data["tangential_traction"] = np.where(nonzero, tangential, 0.0)
-    del normal_part
+    grid.point_data["tangential_traction"] = np.sqrt(np.maximum(np.sum(t * t, axis=1) - p * p, 0.0))
     return grid
 
 
@@ -371,11 +366,13 @@ def contact_profile(source, step: int = -1):
     axes[0].plot(coord[order], p[order], "o", ms=3, label="fecontact")
     axes[1].plot(coord[order], shear[order], "o", ms=3, label="fecontact")
     if ref is not None:
-        centre_x = 0.0 if folder.dim == 3 else coord[np.argmax(p)] if ref["c"] is None else 0.0
-        r = np.linspace(-ref["a"], ref["a"], 401) + (centre_x if folder.dim == 2 else 0.0)
-        s = (r - (centre_x if folder.dim == 2 else 0.0)) / ref["a"]
-        if folder.dim == 3:
-            r = r[r >= 0]
+        if folder.dim == 2:
+            # Hertz: centred at the pressure peak; Cattaneo–Mindlin: on the load axis x = 0
+            centre = coord[np.argmax(p)] if ref["c"] is None else 0.0
+            r = centre + np.linspace(-ref["a"], ref["a"], 401)
+            s = (r - centre) / ref["a"]
+        else:
+            r = np.linspace(0.0, ref["a"], 201)
             s = r / ref["a"]
         axes[0].plot(r, ref["p0"] * np.sqrt(np.clip(1 - s * s, 0, None)), "k-", lw=1, label="analytic")
         if ref["mu"] and ref["c"]:

@@ -15,6 +15,7 @@ to one reduced unknown.  ``K_hat = T^T K T`` is assembled once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -294,8 +295,12 @@ class BulkSystem:
 
         Coupled DOFs appear several times in ``T^T u``; they are averaged back.
         """
-        counts = np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
-        return (self.T.T @ u) / counts
+        return (self.T.T @ u) / self._reduced_counts
+
+    @cached_property
+    def _reduced_counts(self) -> np.ndarray:
+        """Number of full DOFs behind each reduced unknown (at least 1)."""
+        return np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
 
     def strain_energy(self, u: np.ndarray, t: float) -> float:
         """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``."""
@@ -313,12 +318,16 @@ class BulkSystem:
     def displacement(self, u_hat: np.ndarray, t: float) -> np.ndarray:
         return self.T @ u_hat + self.prescribed(t)
 
-    def external_force(self, t: float) -> np.ndarray:
-        """Loads and the anchor part of the spring forces at ``t`` (full numbering)."""
-        f = self.spring_force(t)
+    def load_force(self, t: float) -> np.ndarray:
+        """The loads (body forces, tractions) at ``t``, without the springs (full numbering)."""
+        f = np.zeros(self.n_dofs)
         for load in self.loads:
             f += load.vector * load.amplitude(t)
         return f
+
+    def external_force(self, t: float) -> np.ndarray:
+        """Loads and the anchor part of the spring forces at ``t`` (full numbering)."""
+        return self.load_force(t) + self.spring_force(t)
 
     def coupling_force(self, t: float) -> np.ndarray:
         """Resultant forces on the coupling unknowns, reduced numbering."""
