@@ -389,9 +389,10 @@ def friction_law(spec: dict, where: str, source: str):
         return Coulomb(coefficient("mu", 0.0))
     mu = spec.get("mu")
     mu_s, mu_k = coefficient("mu_s", mu), coefficient("mu_k", mu)
+    if mu_k > mu_s:
+        raise CaseError(f"{source}: '{where}.mu_k' ({mu_k}) must not exceed '{where}.mu_s' "
+                        f"({mu_s}): kinetic friction is at most static friction")
     if name == "static_kinetic":
-        if mu_k > mu_s:
-            raise CaseError(f"{source}: '{where}.mu_k' ({mu_k}) must not exceed '{where}.mu_s' ({mu_s})")
         return StaticKinetic(mu_s, mu_k)
     if name == "velocity":
         return VelocityDependent(mu_s, mu_k, coefficient("dc", 0.0 if mu_s == mu_k else None))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import math
 import tomllib
 from pathlib import Path
 
@@ -46,6 +47,7 @@ SCHEMA = {
                      "dc": NUMBER, "eps_v": NUMBER},
         "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
         "formulation": STRING, "two_pass": BOOL, "enforcement": STRING, "penalty_factor": NUMBER,
+        "penetration_tolerance": NUMBER,
     }],
     "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
     "dynamics": {"integrator": STRING, "rho_inf": NUMBER, "dt": NUMBER, "t_end": NUMBER,
@@ -99,6 +101,8 @@ def _check(data, schema, where: str, source: str) -> None:
     got = _type_name(data)
     if got != schema:
         raise CaseError(f"{source}: '{where}' must be a {schema}, got {got} {data!r}")
+    if got == NUMBER and not math.isfinite(data):
+        raise CaseError(f"{source}: '{where}' must be a finite number, got {data!r}")
 
 
 def check_mesh_table(mesh: dict, where: str, source: str) -> None:

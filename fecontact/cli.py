@@ -1,4 +1,8 @@
-"""Command line: ``fecontact run CASE.toml [--out DIR] [--set key.path=value ...]``.
+"""Command line: ``fecontact run|check|plot``.
+
+``fecontact run CASE.toml [--out DIR] [--set key.path=value ...] [--restart OUT_DIR]``
+solves a case; ``fecontact check CASE.toml`` validates it without solving;
+``fecontact plot OUT_DIR`` renders a result folder.
 
 Bad input is reported as one line on stderr with a non-zero exit status; a
 traceback is shown only with ``--debug``.
@@ -10,6 +14,7 @@ import argparse
 import logging
 import sys
 import tomllib
+from pathlib import Path
 
 import numpy as np
 
@@ -30,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--verbose", action="store_true", help="report every Newton iteration")
     run.add_argument("--debug", action="store_true", help="show tracebacks")
     run.add_argument("--plot", action="store_true", help="render the figures of the result (PNG)")
+    run.add_argument("--restart", metavar="OUT_DIR", default=None,
+                     help="continue the run in OUT_DIR from its last written step")
+    check = sub.add_parser("check", help="check a case file and its model without solving")
+    check.add_argument("case", help="case file (TOML)")
+    check.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
+                       help="override a scalar entry of the case file (repeatable)")
+    check.add_argument("--debug", action="store_true", help="show tracebacks")
     plot = sub.add_parser("plot", help="render the figures of a result folder (PNG, off-screen)")
     plot.add_argument("out", help="result folder (with summary.json)")
     plot.add_argument("--step", type=int, default=-1, help="output step (default: the last)")
@@ -107,26 +119,60 @@ def _format_metrics(metrics: dict) -> str:
     return "\n".join(lines)
 
 
+def _error(err) -> None:
+    """One ``error:`` line per line of the message."""
+    for line in str(err).splitlines() or [type(err).__name__]:
+        print(f"error: {line}", file=sys.stderr)
+
+
+def _check(args) -> int:
+    from .run import prepare
+
+    case, model = prepare(args.case, args.overrides)
+    p = model.problem
+    what = (f"{len(model.levels)} load steps" if model.dynamics is None else
+            f"{int(round(model.dynamics.t_end / model.dynamics.dt))} time steps")
+    print(f"{args.case}: ok ({len(p.system.bodies)} bodies, {p.system.n_dofs} DOFs, "
+          f"{len(p.pairs)} contact pairs, {p.n_contact} contact nodes, {what})")
+    return 0
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "plot":
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
         return _plot(args.out, args.step, args.debug)
-    _configure_logging(args.quiet, getattr(args, "verbose", False))
+    _configure_logging(getattr(args, "quiet", False), getattr(args, "verbose", False))
+    from .checkpoint import RestartError
+    from .interrupts import Interrupted
+
+    out = args.out if args.command == "run" else None
+    if args.command == "run" and args.restart is not None:
+        if out is not None and Path(out).resolve() != Path(args.restart).resolve():
+            print(f"error: --out {out} and --restart {args.restart} name different folders; "
+                  f"a restart writes into the folder it continues", file=sys.stderr)
+            return EXIT_INPUT
+        out = args.restart
     try:
+        if args.command == "check":
+            return _check(args)
         from .run import run
 
-        result = run(args.case, args.out, args.overrides)
-    except CaseError as err:
+        result = run(args.case, out, args.overrides, restart=args.restart is not None)
+    except (CaseError, RestartError) as err:
         if args.debug:
             raise
-        print(f"error: {err}", file=sys.stderr)
+        _error(err)
         return EXIT_INPUT
     except (OSError, tomllib.TOMLDecodeError) as err:
         if args.debug:
             raise
         print(f"error: {args.case}: {err}", file=sys.stderr)
         return EXIT_INPUT
+    except Interrupted as err:
+        print(f"interrupted by {err.name}: the steps written so far are in {out or 'out/'}; "
+              f"continue with --restart", file=sys.stderr)
+        return 128 + err.signum
     s = result.summary
     t = s["timings"]
     status = "converged" if s["converged"] else "NOT converged"

@@ -189,6 +189,8 @@ class DynamicAnalysis:
         self.mass_solver = MassSolver(self.dynamics.M_hat)
         self.initial_velocity = np.zeros(sysm.n_dofs) if initial_velocity is None else initial_velocity
         self._backends: dict = {}
+        #: (start DynamicState, TimeStep) of the last accepted step
+        self.last_step = None
         self.timings = {"linear_solve": 0.0, "contact": 0.0}
         # mass-weighted centroids of the bodies with the consistent mass
         self._centroid_rows = []
@@ -292,6 +294,7 @@ class DynamicAnalysis:
         if not result.converged:
             return None, spent, result.reason
         new = commit(problem, result, t_new, start)
+        self.last_step = (current, terms)
         v, a = terms.kinematics(new.u)
         kin = result.evaluation.kinematics
         B = kinematic_operator(kin, sysm.n_dofs)
@@ -359,7 +362,11 @@ class DynamicAnalysis:
                           float(np.max(np.linalg.norm(st.slip, axis=1), initial=0.0)))
 
     # -- the run --------------------------------------------------------------
-    def run(self, on_record=None, on_output=None):
+    @property
+    def n_steps(self) -> int:
+        return int(round(self.options.t_end / self.options.dt))
+
+    def run(self, on_record=None, on_output=None, resume: tuple | None = None):
         """Integrate to ``t_end``.
 
         Parameters
@@ -368,19 +375,25 @@ class DynamicAnalysis:
             After every time step.
         on_output : callable(index, DynamicState, list of IterationRecord), optional
             Every ``output_every`` steps and at the end.
+        resume : (int, DynamicState), optional
+            Continue after that many steps from that state (a restart).
 
         Returns
         -------
         (DynamicState, list of TimeRecord, failure reason or "")
         """
         opts = self.options
-        current = self.initial_state()
-        records = [self.record(current, current, 0, 0)]
-        if on_record is not None:
-            on_record(records[0])
-        n_steps = int(round(opts.t_end / opts.dt))
+        records = []
+        if resume is None:
+            first, current = 1, self.initial_state()
+            records.append(self.record(current, current, 0, 0))
+            if on_record is not None:
+                on_record(records[0])
+        else:
+            first, current = resume[0] + 1, resume[1]
+        n_steps = self.n_steps
         history: list = []
-        for k in range(1, n_steps + 1):
+        for k in range(first, n_steps + 1):
             target = opts.t_end if k == n_steps else k * opts.dt
             previous = current
             h = target - current.t

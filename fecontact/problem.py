@@ -38,6 +38,28 @@ from .system import BulkSystem
 
 
 @dataclass(frozen=True)
+class IncrementStart:
+    """Start of an accepted increment, kept with its end state.
+
+    Attributes
+    ----------
+    t : float
+    u : ndarray, shape (n,)
+    normal_pressure : ndarray, shape (m,)
+        ``lam_n`` at the start (lagged friction laws use it).
+    status, gap, friction : ndarray, shape (m,)
+        Contact status, gap and friction-law state at the start.
+    """
+
+    t: float
+    u: np.ndarray
+    normal_pressure: np.ndarray
+    status: np.ndarray
+    gap: np.ndarray
+    friction: np.ndarray
+
+
+@dataclass(frozen=True)
 class StepState:
     """Committed state at the end of an accepted step.
 
@@ -65,9 +87,14 @@ class StepState:
     multiplier_basis : ndarray, shape (m, dim-1, dim)
         Basis of the ``lam_t`` components: the slip directions of the
         increment that produced them (its start-of-increment ``tangent``).
-        The slip derivative with respect to the slave node is along it, so
-        ``lam_n n + lam_t . multiplier_basis`` is exactly the force per area
-        the discrete equations put on the slave node.
+        Against a rigid obstacle or a master that does not stretch, the slip
+        derivative with respect to the slave node is along it, and
+        ``lam_n n + lam_t . multiplier_basis`` is the force per area the
+        discrete equations put on the slave node.
+    start : IncrementStart or None
+        The start of the increment that produced this state (None for the
+        initial state): what is needed to evaluate that increment's
+        equations again (:mod:`fecontact.verify`).
     """
 
     t: float
@@ -81,6 +108,23 @@ class StepState:
     facet: np.ndarray
     friction: np.ndarray
     multiplier_basis: np.ndarray
+    start: "IncrementStart | None" = None
+
+    def increment_start(self) -> "StepState":
+        """The start-of-increment state to evaluate this state's increment with.
+
+        Its ``u`` and ``t`` are those of the increment's start, its ``tangent``
+        the slip directions of the increment (``multiplier_basis``), its
+        friction, status, gap and normal pressure those the increment started
+        from; ``facet`` is this state's (the converged projection).
+        """
+        s = self.start
+        if s is None:
+            raise ValueError("the initial state has no increment")
+        multiplier = np.zeros_like(self.multiplier)
+        multiplier[:, 0] = s.normal_pressure
+        return StepState(s.t, s.u, multiplier, self.slip, s.status, s.gap, self.normal,
+                         self.multiplier_basis, self.facet, s.friction, self.multiplier_basis)
 
     def traction(self) -> np.ndarray:
         """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""

@@ -1,7 +1,10 @@
 """Run a case end to end: build, step, write results, compare with the reference.
 
-Every accepted output level is on disk (VTU, ``.pvd`` and ``summary.json``)
-before the next one starts, so a run that fails later loses nothing.
+Every accepted output level is on disk (VTU, ``.pvd``, ``summary.json`` and
+the restart file) before the next one starts, so a run that fails later
+loses nothing and can be continued (``restart``).  The final state is
+checked independently of the solver (:mod:`fecontact.verify`); a run is
+``converged`` only if that check passes.
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
+from . import checkpoint
 from .build import Model, build_model
-from .case import load_case
+from .case import CaseError, load_case
+from .interrupts import Interrupted, critical, handled
 from .linsolve import factorize, make_backend, pinned_stiffness
 from .metrics import evaluate_reference
-from .output import write_pvd, write_summary, write_vtu
 from .problem import StepState
-from .stepping import run_steps
+from .runfolder import RunFolder
+from .stepping import Progress, run_steps
+from .validate import model_findings
+from .verify import residual_check
 
 logger = logging.getLogger(__name__)
 
@@ -45,77 +52,162 @@ def linear_reference_seconds(model: Model, t: float) -> float:
     return time.perf_counter() - tic
 
 
-def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = None) -> RunResult:
-    """Run the case at ``case_path``; results go to ``out_dir`` (default ``out/<name>``)."""
-    t_start = time.perf_counter()
+def prepare(case_path, overrides=()):
+    """Read, build and check a case: ``(case, model)``.
+
+    Raises
+    ------
+    CaseError
+        One line per problem found (:mod:`fecontact.case`, :mod:`fecontact.build`,
+        :mod:`fecontact.validate`).
+    """
     case = load_case(case_path, overrides)
+    model = build_model(case)
+    findings = model_findings(model)
+    if findings:
+        raise CaseError("\n".join(findings))
+    return case, model
+
+
+def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = None,
+        restart: bool = False) -> RunResult:
+    """Run the case at ``case_path``; results go to ``out_dir`` (default ``out/<name>``).
+
+    With ``restart``, continue the run whose results are in ``out_dir`` from
+    its last written step (:mod:`fecontact.checkpoint`).  SIGINT and SIGTERM
+    stop the run between steps: the summary then says why, and
+    :class:`fecontact.interrupts.Interrupted` is raised.
+    """
+    t_start = time.perf_counter()
+    case, model = prepare(case_path, overrides)
     name = case.get("name", Path(case_path).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / name
-    out.mkdir(parents=True, exist_ok=True)
-    model = build_model(case)
     problem = model.problem
+    cp = None
+    if restart:
+        cp = checkpoint.load(out, case, problem.system.n_dofs)
+    out.mkdir(parents=True, exist_ok=True)
     vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
 
     if model.dynamics is not None:
         from .timeseries import run_dynamic_case
-        return run_dynamic_case(model, name, case_path, out, vtu, overrides, t_start)
+        with handled():
+            return run_dynamic_case(model, name, case_path, out, vtu, overrides, t_start, cp)
 
     tic = time.perf_counter()
     backend = make_backend(model.backend, problem)
     t_setup = time.perf_counter() - tic
-
+    n_levels = len(model.levels)
     summary = {
-        "case": name, "case_file": str(case_path), "dim": problem.dim,
+        "case": name, "case_file": str(case_path), "analysis": "static", "dim": problem.dim,
         "dofs": int(problem.system.n_dofs), "reduced_dofs": int(problem.system.n_reduced),
         "contact_nodes": int(problem.n_contact), "backend": backend.name,
         "overrides": list(overrides), "converged": False, "steps": [],
     }
-    pvd_entries = []
-    encoded_steps: list = []
-    previous_facet = [problem.initial_state().facet]
+    folder = RunFolder(out, name, problem, summary, vtu, checkpoint.fingerprint(case), "static",
+                       n_levels)
+    resume = None
+    if cp is not None:
+        if cp.analysis != "static" or cp.index >= n_levels:
+            raise checkpoint.RestartError(
+                f"{out}: the run there is {'complete' if cp.index >= n_levels else 'dynamic'}; "
+                f"nothing to continue")
+        count = [0]
 
-    def on_step(record, state):
-        if vtu:
-            fname = f"step_{record.index:04d}.vtu"
-            write_vtu(out / fname, problem, state)
-            pvd_entries.append((record.load, fname))
-            write_pvd(out / f"{name}.pvd", pvd_entries)
+        def keep(step):
+            count[0] += 1
+            return count[0] <= cp.index
+        folder.resume(cp, keep)
+        previous = None
+        if "previous_t" in cp.arrays:
+            previous = (float(cp.arrays["previous_t"]), cp.arrays["previous_unknowns"])
+        resume = Progress(cp.index, cp.state, float(cp.arrays["dt"]), previous)
+    previous_facet = [(resume.state if resume else problem.initial_state()).facet]
+
+    def step_entry(record, state):
         step = record.summary()
         step["reaction"] = problem.system.reactions(
             problem.full_residual(state.u, state.multiplier, state.t, state))
         # closed slave nodes whose master segment/facet changed since the last level
         step["facet_changes"] = int(np.sum((state.status != 0) & (state.facet != previous_facet[0])))
         previous_facet[0] = state.facet
-        summary["steps"].append(step)
-        write_summary(out / "summary.json", summary, encoded_steps)
+        return step
 
-    records, state, timings = run_steps(problem, backend, model.levels, model.newton,
-                                        model.stepping, on_step=on_step)
-    converged = bool(records) and all(r.converged for r in records) and len(records) == len(model.levels)
-    if not converged and records and not records[-1].converged:
-        summary["steps"].append(records[-1].summary())
-        summary["reason"] = records[-1].reason
-    t_total = time.perf_counter() - t_start
-    linear_ref = linear_reference_seconds(model, state.t)
-    contact_solve = t_setup + timings["linear_solve"] + timings["contact"]
-    n_steps = max(len(records), 1)
-    residual_full = problem.full_residual(state.u, state.multiplier, state.t, state)
-    summary.update({
-        "converged": converged,
-        "timings": {
-            "total": t_total,
-            "linear_solve": t_setup + timings["linear_solve"],
-            "contact": timings["contact"],
-            "setup_factorization": t_setup,
-            "contact_solve": contact_solve,
-            "linear_reference": linear_ref,
-            "contact_solve_per_step_over_linear_reference": contact_solve / n_steps / linear_ref,
-        },
-        "reaction": problem.system.reactions(residual_full),
-        "max_newton_iterations_per_increment": max(
-            (n for r in records for n in r.increment_iterations), default=0),
-    })
-    if converged:
-        summary["metrics"] = evaluate_reference(model, state)
-    write_summary(out / "summary.json", summary, encoded_steps)
+    def on_step(record, state, progress):
+        summary["steps"].append(step_entry(record, state))
+        arrays = {"dt": progress.dt}
+        if progress.previous is not None:
+            arrays.update(previous_t=progress.previous[0], previous_unknowns=progress.previous[1])
+        folder.step(progress.index, state, f"step_{record.index:04d}.vtu", record.load, arrays)
+
+    records, state, timings = [], (resume.state if resume else problem.initial_state()), {
+        "linear_solve": 0.0, "contact": 0.0}
+    interrupted = None
+    with handled():
+        try:
+            records, state, timings = run_steps(problem, backend, model.levels, model.newton,
+                                                model.stepping, on_step=on_step, resume=resume)
+        except Interrupted as err:
+            interrupted = err
+    with critical():
+        done = len(summary["steps"])
+        failed = bool(records) and not records[-1].converged
+        if failed:
+            # the failed level: its accepted increments (if any) are written too
+            rec = records[-1]
+            step = step_entry(rec, state)
+            step["reached"] = state.t
+            summary["steps"].append(step)
+            summary["reason"] = rec.reason
+            if folder.vtu and state.t > (model.levels[done - 1] if done else 0.0):
+                folder.vtu_file(f"step_{rec.index:04d}_partial.vtu", state.t, state)
+        elif interrupted is not None:
+            summary["reason"] = (f"interrupted by {interrupted.name} after {done} of {n_levels} "
+                                 f"steps; continue with: fecontact run {case_path} --restart {out}")
+        solved = done == n_levels and not failed and interrupted is None
+        t_total = time.perf_counter() - t_start
+        linear_ref = linear_reference_seconds(model, state.t)
+        contact_solve = t_setup + timings["linear_solve"] + timings["contact"]
+        n_steps = max(len(records), 1)
+        residual_full = problem.full_residual(state.u, state.multiplier, state.t, state)
+        check = residual_check(problem, _written_state(out, case, problem, state))
+        summary.update({
+            "timings": {
+                "total": t_total,
+                "linear_solve": t_setup + timings["linear_solve"],
+                "contact": timings["contact"],
+                "setup_factorization": t_setup,
+                "contact_solve": contact_solve,
+                "linear_reference": linear_ref,
+                "contact_solve_per_step_over_linear_reference": contact_solve / n_steps / linear_ref,
+            },
+            "reaction": problem.system.reactions(residual_full),
+            "max_newton_iterations_per_increment": max(
+                (n for st in summary["steps"] for n in st.get("increment_iterations", [])), default=0),
+            "check": check.as_dict(),
+        })
+        _conclude(summary, solved, check)
+        if summary["converged"]:
+            summary["metrics"] = evaluate_reference(model, state)
+        folder.write_summary()
+    if interrupted is not None:
+        raise interrupted
     return RunResult(model, state, summary, out)
+
+
+def _written_state(out: Path, case: dict, problem, state):
+    """The state as the restart file holds it (the last written step), else ``state``."""
+    try:
+        cp = checkpoint.load(out, case, problem.system.n_dofs)
+    except checkpoint.RestartError:
+        return state
+    return cp.state if cp.state.t == state.t else state
+
+
+def _conclude(summary: dict, solved: bool, check) -> None:
+    """``converged`` only when the solver finished and the independent check passes."""
+    summary["converged"] = bool(solved and check.passed)
+    if summary["converged"]:
+        summary.pop("reason", None)
+    elif solved:
+        summary["reason"] = f"the independent residual check failed: {check.failures()}"

@@ -15,7 +15,7 @@ import numpy as np
 
 from .friction.laws import Coulomb
 from .newton import NewtonOptions, NewtonResult, semismooth_newton
-from .problem import ContactProblem, StepState
+from .problem import ContactProblem, IncrementStart, StepState
 
 logger = logging.getLogger(__name__)
 
@@ -67,9 +67,11 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     # slip components are along the start-of-increment tangent basis
     step_slip = np.einsum("mq,mqd->md", kin.slip, state.tangent)
     slip = state.slip + np.where(active[:, None], step_slip, 0.0)
+    start = IncrementStart(state.t, state.u, state.multiplier[:, 0].copy(), state.status,
+                           state.gap, state.friction)
     return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy(),
                      kin.gap.copy(), kin.normal.copy(), kin.tangent.copy(), ev.kinematics.facet.copy(),
-                     problem.next_friction_state(state, ev), state.tangent.copy())
+                     problem.next_friction_state(state, ev), state.tangent.copy(), start)
 
 
 def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: float,
@@ -141,25 +143,56 @@ def solve_increment(problem, backend, x0: np.ndarray, t: float, state: StepState
     return result, start, spent
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where quasi-static stepping stands after an output level: enough to continue exactly.
+
+    Attributes
+    ----------
+    index : int
+        Output levels done.
+    state : StepState
+    dt : float
+        Size of the next increment (grown after successes, halved by cut-backs).
+    previous : tuple or None
+        ``(t, unknowns)`` at the start of the last accepted increment: the
+        predictor extrapolates from it.
+    """
+
+    index: int
+    state: StepState
+    dt: float = np.inf
+    previous: tuple | None = None
+
+
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
-              stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None):
+              stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None,
+              resume: Progress | None = None):
     """Solve the sequence of pseudo-times ``levels``.
 
     Parameters
     ----------
-    on_step : callable(StepRecord, StepState), optional
+    on_step : callable(StepRecord, StepState, Progress), optional
         Called after every requested level is reached (write outputs there).
+    state : StepState, optional
+        Start state (default: the initial state).
+    resume : Progress, optional
+        Continue after ``resume.index`` levels, exactly as the run that
+        reported this progress would have.
 
     Returns
     -------
     (list of StepRecord, StepState, timings dict)
+        On failure the last record has ``converged = False`` and the state
+        is the last accepted increment (possibly short of that level).
     """
-    state = problem.initial_state() if state is None else state
+    if resume is None:
+        resume = Progress(0, problem.initial_state() if state is None else state)
+    state, dt, previous = resume.state, resume.dt, resume.previous
     records = []
     timings = {"linear_solve": 0.0, "contact": 0.0}
-    dt = np.inf
-    previous = None
-    for index, target in enumerate(levels):
+    for index in range(resume.index, len(levels)):
+        target = levels[index]
         iterations = increments = cutbacks = consecutive = 0
         history: list = []
         per_increment: list = []
@@ -208,5 +241,5 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
         if failed:
             break
         if on_step is not None:
-            on_step(rec, state)
+            on_step(rec, state, Progress(index + 1, state, dt, previous))
     return records, state, timings

@@ -28,12 +28,17 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 
-from .dynamics import DynamicAnalysis
-from .output import write_pvd, write_summary, write_vtu
+from .dynamics import DynamicAnalysis, DynamicState
+from .energy import EnergyLedger, StepForces
+from .interrupts import Interrupted, critical
+from .runfolder import RunFolder
+from .timeplot import plot_time_series
+from .verify import residual_check
 
 logger = logging.getLogger(__name__)
 
@@ -85,11 +90,39 @@ def _energy_summary(series: dict) -> dict:
     return last
 
 
-def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, overrides, t_start: float):
-    """Integrate a dynamic case and write its outputs (see the module docstring)."""
+def _dynamic_arrays(current) -> dict:
+    """Restart arrays of a DynamicState beyond its StepState."""
+    out = {"velocity": current.velocity, "acceleration": current.acceleration}
+    for f in fields(StepForces):
+        out[f"forces.{f.name}"] = getattr(current.forces, f.name)
+    for f in fields(EnergyLedger):
+        out[f"ledger.{f.name}"] = getattr(current.ledger, f.name)
+    return out
+
+
+def _dynamic_state(cp) -> DynamicState:
+    a = cp.arrays
+    forces = StepForces(**{f.name: np.array(a[f"forces.{f.name}"]) for f in fields(StepForces)})
+    ledger = EnergyLedger(**{f.name: float(a[f"ledger.{f.name}"]) for f in fields(EnergyLedger)})
+    return DynamicState(cp.state, np.array(a["velocity"]), np.array(a["acceleration"]), forces, ledger)
+
+
+def _truncate(series, n: int):
+    """The first ``n`` entries of every list in a (nested) time-series dict."""
+    if isinstance(series, dict):
+        return {k: _truncate(v, n) for k, v in series.items()}
+    return list(series[:n])
+
+
+def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, overrides, t_start: float,
+                     cp=None):
+    """Integrate a dynamic case and write its outputs (see the module docstring).
+
+    ``cp`` is a :class:`fecontact.checkpoint.Checkpoint` to continue from.
+    """
+    from .checkpoint import RestartError, fingerprint
     from .dynamic_metrics import evaluate_dynamic_reference
-    from .run import RunResult
-    from .timeplot import plot_time_series
+    from .run import RunResult, _conclude, _written_state
 
     problem, opts = model.problem, model.dynamics
     analysis = DynamicAnalysis(problem, opts, model.newton, model.stepping, model.backend,
@@ -105,21 +138,22 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
         "project_velocities": opts.project_velocities and opts.contact_mass == "consistent",
         "converged": False, "steps": [],
     }
+    n_steps = analysis.n_steps
+    folder = RunFolder(out, name, problem, summary, vtu, fingerprint(model.case), "dynamic", n_steps)
     series = TimeSeries(problem)
-    pvd_entries: list = []
-    encoded_steps: list = []
-    counted = [0]
+    resume = None
+    if cp is not None:
+        if cp.analysis != "dynamic" or cp.index >= n_steps:
+            raise RestartError(f"{out}: the run there is "
+                               f"{'complete' if cp.index >= n_steps else 'quasi-static'}; "
+                               f"nothing to continue")
+        old = folder.resume(cp, lambda step: step.get("step", 0) <= cp.index)
+        series.data = _truncate(old.get("time_series", series.data), cp.index + 1)
+        resume = (cp.index, _dynamic_state(cp))
+    counted = [len(series.data["t"])]
 
     def on_output(index, current, history):
         st = current.state
-        if vtu:
-            fname = f"step_{index:05d}.vtu"
-            d = problem.dim
-            write_vtu(out / fname, problem, st,
-                      {"velocity": current.velocity.reshape(-1, d),
-                       "acceleration": current.acceleration.reshape(-1, d)})
-            pvd_entries.append((st.t, fname))
-            write_pvd(out / f"{name}.pvd", pvd_entries)
         data = series.data
         iterations = int(sum(data["newton_iterations"][counted[0]:]))
         counted[0] = len(data["t"])
@@ -130,29 +164,52 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
             "iterations": [h.as_dict() for h in history]})
         summary["time_series"] = data
         summary["energy"] = _energy_summary(data)
-        write_summary(out / "summary.json", summary, encoded_steps)
+        d = problem.dim
+        folder.step(index, st, f"step_{index:05d}.vtu", st.t, _dynamic_arrays(current),
+                    {"velocity": current.velocity.reshape(-1, d),
+                     "acceleration": current.acceleration.reshape(-1, d)})
 
+    interrupted = None
+    final, failure = None, ""
     try:
-        final, records, failure = analysis.run(on_record=series.append, on_output=on_output)
+        final, records, failure = analysis.run(on_record=series.append, on_output=on_output,
+                                               resume=resume)
     except RuntimeError as err:          # no static initial state
-        final, records, failure = None, [], str(err)
-    summary["converged"] = not failure
-    if failure:
-        summary["reason"] = failure
-    summary["time_series"] = series.data
-    if series.data["t"]:
-        summary["energy"] = _energy_summary(series.data)
-        if not failure:
+        failure = str(err)
+    except Interrupted as err:
+        interrupted = err
+    with critical():
+        done = summary["steps"][-1]["step"] if summary["steps"] else 0
+        if failure:
+            summary["reason"] = failure
+        elif interrupted is not None:
+            summary["reason"] = (f"interrupted by {interrupted.name} after {done} of {n_steps} "
+                                 f"steps; continue with: fecontact run {case_path} --restart {out}")
+        summary["time_series"] = series.data
+        if series.data["t"]:
+            summary["energy"] = _energy_summary(series.data)
+        state = final.state if final is not None else (
+            resume[1].state if resume is not None else problem.initial_state())
+        check = None
+        if analysis.last_step is not None and analysis.last_step[0].t < state.t:
+            check = residual_check(problem, _written_state(out, model.case, problem, state),
+                                   bulk=analysis.last_step[1])
+            summary["check"] = check.as_dict()
+        solved = not failure and interrupted is None and check is not None
+        if check is not None:
+            _conclude(summary, solved, check)
+        if summary["converged"]:
             summary["metrics"] = evaluate_dynamic_reference(model, series.data)
-    summary["timings"] = {"total": time.perf_counter() - t_start,
-                          "linear_solve": analysis.timings["linear_solve"],
-                          "contact": analysis.timings["contact"]}
-    summary["max_newton_iterations_per_step"] = max(series.data["newton_iterations"], default=0)
-    write_summary(out / "summary.json", summary, encoded_steps)
+        summary["timings"] = {"total": time.perf_counter() - t_start,
+                              "linear_solve": analysis.timings["linear_solve"],
+                              "contact": analysis.timings["contact"]}
+        summary["max_newton_iterations_per_step"] = max(series.data["newton_iterations"], default=0)
+        folder.write_summary()
     if series.data["t"]:
         try:
             plot_time_series(series.data, out / "time_series.png", name)
         except Exception as err:        # a plot must never lose the results
             logger.warning("time-series plot not written: %s", err)
-    state = final.state if final is not None else problem.initial_state()
+    if interrupted is not None:
+        raise interrupted
     return RunResult(model, state, summary, out)

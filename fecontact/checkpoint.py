@@ -1,0 +1,133 @@
+"""Restart files: the state of a run after its last written step.
+
+``restart.npz`` in the output folder is replaced (atomically) after every
+written step.  It holds the :class:`~fecontact.problem.StepState` and what
+the stepping needs to carry on exactly as an uninterrupted run would: in
+statics the current increment size and the previous accepted increment
+(the predictor extrapolates from it); in dynamics the velocity,
+acceleration, end-of-step forces and the energy ledger.  A fingerprint of
+the case (everything but the ``solver``, ``output``, ``reference``,
+``name`` and ``description`` tables, plus the bytes of mesh files) guards
+against restarting a different problem; solver settings may change, so a
+run that failed can be continued with, say, more cut-backs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from .problem import IncrementStart, StepState
+
+RESTART = "restart.npz"
+#: case tables a restart may change
+FREE_TABLES = ("solver", "output", "reference", "name", "description", "_path", "_dir")
+
+
+class RestartError(Exception):
+    """A restart that cannot continue (one line: what and why)."""
+
+
+def fingerprint(case: dict) -> str:
+    """SHA-256 of what defines the problem: the case without :data:`FREE_TABLES`, and mesh files."""
+    core = {k: v for k, v in case.items() if k not in FREE_TABLES}
+    h = hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode())
+    base = Path(case.get("_dir", "."))
+    for body in case.get("bodies", []):
+        mesh = body.get("mesh", {})
+        if "file" in mesh and (base / mesh["file"]).is_file():
+            h.update((base / mesh["file"]).read_bytes())
+    return h.hexdigest()
+
+
+def state_arrays(state: StepState, prefix: str = "state.") -> dict:
+    """Flat ``{name: array}`` of a state (and its increment start)."""
+    out = {}
+    for f in fields(StepState):
+        value = getattr(state, f.name)
+        if f.name == "start":
+            if value is not None:
+                for g in fields(IncrementStart):
+                    out[f"{prefix}start.{g.name}"] = np.asarray(getattr(value, g.name))
+            continue
+        out[prefix + f.name] = np.asarray(value)
+    return out
+
+
+def state_from(arrays, prefix: str = "state.") -> StepState:
+    """Inverse of :func:`state_arrays`."""
+    values = {}
+    for f in fields(StepState):
+        if f.name == "start":
+            continue
+        a = arrays[prefix + f.name]
+        values[f.name] = float(a) if f.name == "t" else np.array(a)
+    start = None
+    if f"{prefix}start.t" in arrays:
+        s = {g.name: np.array(arrays[f"{prefix}start.{g.name}"]) for g in fields(IncrementStart)}
+        s["t"] = float(s["t"])
+        start = IncrementStart(**s)
+    return StepState(**values, start=start)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a restart reads back.
+
+    Attributes
+    ----------
+    analysis : str
+        ``"static"`` or ``"dynamic"``.
+    index : int
+        Written steps so far (load levels, or time steps in dynamics).
+    state : StepState
+    arrays : dict
+        Everything else the stepping saved (name -> array).
+    meta : dict
+        JSON data: fingerprint, ``pvd`` entries, DOF count.
+    """
+
+    analysis: str
+    index: int
+    state: StepState
+    arrays: dict
+    meta: dict
+
+
+def save(folder: Path, analysis: str, index: int, state: StepState, arrays: dict, meta: dict) -> None:
+    """Write ``folder/restart.npz`` atomically."""
+    folder = Path(folder)
+    data = state_arrays(state)
+    data.update({f"extra.{k}": np.asarray(v) for k, v in arrays.items()})
+    meta = dict(meta, analysis=analysis, index=int(index))
+    data["meta"] = np.array(json.dumps(meta))
+    tmp = folder / (RESTART + ".tmp.npz")
+    np.savez(tmp, **data)
+    os.replace(tmp, folder / RESTART)
+
+
+def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:
+    """Read ``folder/restart.npz`` and check that it belongs to ``case``."""
+    path = Path(folder) / RESTART
+    if not path.is_file():
+        raise RestartError(f"{folder}: no {RESTART} (the folder holds no run to continue)")
+    try:
+        with np.load(path) as z:
+            arrays = {k: z[k] for k in z.files}
+        meta = json.loads(str(arrays.pop("meta")))
+        state = state_from(arrays)
+    except (OSError, ValueError, KeyError) as err:
+        raise RestartError(f"{path}: unreadable restart file ({err})") from None
+    if meta.get("fingerprint") != fingerprint(case):
+        raise RestartError(f"{path}: was written for a different problem than {case['_path']} "
+                           f"(bodies, contact, loads or steps changed; only the solver, output "
+                           f"and reference tables may change on restart)")
+    if state.u.size != n_dofs:
+        raise RestartError(f"{path}: has {state.u.size} DOFs, the case has {n_dofs}")
+    extra = {k[len("extra."):]: v for k, v in arrays.items() if k.startswith("extra.")}
+    return Checkpoint(meta["analysis"], int(meta["index"]), state, extra, meta)

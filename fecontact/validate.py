@@ -1,0 +1,252 @@
+r"""Checks of a built model before anything is solved.
+
+The case-file layer (:mod:`fecontact.case`, :mod:`fecontact.build`) already
+rejects unknown keys, wrong types, missing or unreadable meshes, unknown
+boundaries, empty surfaces and out-of-range material and friction
+parameters.  This module checks what only the assembled model shows:
+
+* **elements** — non-finite coordinates, degenerate elements (a corner
+  Jacobian ``|det J| <= 1e-8 L^d``, ``L`` the element's longest extent)
+  and inverted ones (corner Jacobians of different signs in one element,
+  or two neighbours on the same side of their shared facet: a fold);
+* **facing** — the slave surface's outward normals must point towards the
+  master: over the slave nodes closest to the master (gap within 10 % of
+  the slave surface's extent of the smallest gap), the mean of
+  ``n_slave . n_master`` must be negative (``n_master`` points from the
+  master towards the slave);
+* **initial penetration** — no slave node may start more than
+  ``penetration_tolerance`` (a contact-pair key; default ``1e-6`` times
+  the diagonal of the bodies' bounding box) inside the master;
+* **rigid-body modes** (quasi-static analyses) — every rigid motion of a
+  body that no Dirichlet condition, coupling or spring removes must change
+  some contact gap, or with friction some slip; otherwise the stiffness is
+  singular whatever the loads.
+
+Each finding is one line naming the file, the case key or the place, and
+what to do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import skfem
+
+from .problem import kinematic_operator
+from .surface import ContactSurface
+
+#: relative corner Jacobian below which an element counts as degenerate
+DEGENERATE = 1e-8
+#: default initial-penetration tolerance, relative to the model's bounding-box diagonal
+PENETRATION = 1e-6
+#: slave nodes whose gap is within this fraction of the surface extent of the smallest take part in the facing check
+NEAR = 0.1
+
+
+def _fmt(x: np.ndarray) -> str:
+    return "(" + ", ".join(f"{v:.6g}" for v in x) + ")"
+
+
+def element_findings(mesh: skfem.Mesh) -> list:
+    """Problems of a mesh as ``(kind, element index, message)``; empty when the mesh is sound."""
+    out = []
+    p, t = mesh.p, mesh.t
+    bad = ~np.all(np.isfinite(p), axis=0)
+    if np.any(bad):
+        node = int(np.flatnonzero(bad)[0])
+        return [("coordinates", node, f"node {node} has non-finite coordinates "
+                                      f"({int(bad.sum())} such nodes)")]
+    dim = p.shape[0]
+    corners = type(mesh).init_refdom().p
+    det = np.asarray(mesh._mapping().detDF(corners))          # (n_elements, n_corners)
+    if det.ndim == 1:
+        det = det[:, None]
+    extent = np.linalg.norm(p[:, t].max(axis=1) - p[:, t].min(axis=1), axis=0)   # (n_elements,)
+    rel = det / np.maximum(extent, 1e-300)[:, None] ** dim
+    degenerate = np.min(np.abs(rel), axis=1) <= DEGENERATE
+    if np.any(degenerate):
+        e = int(np.flatnonzero(degenerate)[0])
+        out.append(("degenerate", e, f"element {e} at {_fmt(p[:, t[:, e]].mean(axis=1))} is "
+                                     f"degenerate (zero area or volume; {int(degenerate.sum())} such "
+                                     f"elements); fix the mesh"))
+        return out
+    twisted = np.any(np.sign(rel) != np.sign(rel[:, :1]), axis=1)
+    # neighbours on the same side of their shared facet: a fold
+    interior = np.flatnonzero(mesh.f2t[1] >= 0)
+    fv = mesh.facets[:, interior]
+    c = p[:, fv].mean(axis=1)
+    if dim == 2:
+        edge = p[:, fv[1]] - p[:, fv[0]]
+        normal = np.array([edge[1], -edge[0]])
+    else:
+        normal = np.cross(p[:, fv[1]] - p[:, fv[0]], p[:, fv[2]] - p[:, fv[0]], axis=0)
+    centroid = p[:, t].mean(axis=1)
+    side_a = np.einsum("ij,ij->j", normal, centroid[:, mesh.f2t[0, interior]] - c)
+    side_b = np.einsum("ij,ij->j", normal, centroid[:, mesh.f2t[1, interior]] - c)
+    folded = np.zeros(t.shape[1], dtype=bool)
+    folded[mesh.f2t[:, interior[side_a * side_b > 0]].ravel()] = True
+    inverted = twisted | folded
+    if np.any(inverted):
+        e = int(np.flatnonzero(inverted)[0])
+        why = ("its corner Jacobians change sign (twisted or non-convex)" if twisted[e]
+               else "it overlaps a neighbour across their shared facet")
+        out.append(("inverted", e, f"element {e} at {_fmt(centroid[:, e])} is inverted: {why} "
+                                   f"({int(inverted.sum())} such elements); fix the mesh"))
+    return out
+
+
+def surface_normals(problem, surface: ContactSurface) -> np.ndarray:
+    """Outward unit normal at each node of a surface (area-weighted over its facets), shape (n, dim)."""
+    body = problem.system.bodies[surface.body]
+    x = body.node_coords
+    f = surface.facets
+    if body.dim == 2:
+        tangent = x[:, f[1]] - x[:, f[0]]
+        normal = np.array([tangent[1], -tangent[0]])
+    else:
+        normal = np.cross(x[:, f[1]] - x[:, f[0]], x[:, f[2]] - x[:, f[0]], axis=0)
+    acc = np.zeros((body.dim, body.n_nodes))
+    for row in f:
+        np.add.at(acc, (slice(None), row), normal)
+    n = acc[:, surface.nodes]
+    return (n / np.maximum(np.linalg.norm(n, axis=0), 1e-300)).T
+
+
+def _pair_index(model) -> dict:
+    """Case index ``k`` of every contact pair name (two-pass reverse pairs map to their pair)."""
+    index = {}
+    for k, spec in enumerate(model.case.get("contact", [])):
+        name = spec.get("name", f"contact{k}")
+        index[name] = k
+        index[f"{name}-reverse"] = k
+    return index
+
+
+def contact_findings(model, source: str) -> list:
+    """Facing and initial-penetration problems of every contact pair (one line each)."""
+    problem = model.problem
+    if not problem.pairs:
+        return []
+    index = _pair_index(model)
+    sysm = problem.system
+    kin = problem.kinematics(np.zeros(sysm.n_dofs), 0.0, None).local
+    X = problem.X
+    diagonal = float(np.linalg.norm(np.ptp(X, axis=1)))
+    out = []
+    for pair, s in zip(problem.pairs, problem.slices):
+        if pair.name.endswith("-reverse"):
+            continue
+        k = index.get(pair.name, 0)
+        where = f"contact.{k}"
+        spec = model.case["contact"][k]
+        body = sysm.bodies[pair.slave.body]
+        gap = kin.gap[s]
+        xs = body.node_coords[:, pair.slave.nodes]
+        extent = float(np.linalg.norm(np.ptp(xs, axis=1))) or diagonal
+        near = gap <= gap.min() + NEAR * extent
+        facing = np.einsum("md,md->m", surface_normals(problem, pair.slave), kin.normal[s])
+        if np.mean(facing[near]) > 0.0:
+            master = (f"boundary {pair.master.boundary!r} of body "
+                      f"{sysm.bodies[pair.master.body].name!r}" if isinstance(pair.master, ContactSurface)
+                      else f"the {type(pair.master).__name__} obstacle")
+            out.append(f"{source}: '{where}': the outward normals of the slave surface (boundary "
+                       f"{pair.slave.boundary!r} of body {body.name!r}) point away from the master "
+                       f"({master}; mean n_slave . n_master = {np.mean(facing[near]):+.3f} over the "
+                       f"{int(near.sum())} closest nodes); choose the slave and master boundaries "
+                       f"that face each other, or flip the obstacle's normal")
+            continue
+        tol = float(spec.get("penetration_tolerance", PENETRATION * diagonal))
+        deep = -gap > tol
+        if np.any(deep):
+            i = int(np.argmin(gap))
+            node = int(pair.slave.nodes[i])
+            out.append(f"{source}: '{where}': initial penetration {-gap[i]:.4g} at {_fmt(xs[:, i])} "
+                       f"(node {node} of body {body.name!r}; {int(deep.sum())} slave nodes beyond "
+                       f"the tolerance {tol:.3g}); move the bodies apart, or raise "
+                       f"'{where}.penetration_tolerance' to accept an interference fit")
+    return out
+
+
+def _describe(mode: np.ndarray, dim: int) -> str:
+    """Name a rigid motion from its nodal values (dim, n): translation and/or rotation."""
+    axes = "xyz"
+    mean = mode.mean(axis=1)
+    rest = mode - mean[:, None]
+    parts = []
+    moving = np.abs(mean) > 1e-6 * max(np.abs(mode).max(), 1e-300)
+    if np.any(moving):
+        direction = mean / np.linalg.norm(mean)
+        if np.sum(np.abs(direction) > 1e-3) == 1:
+            parts.append(f"translation along {axes[int(np.argmax(np.abs(direction)))]}")
+        else:
+            parts.append("translation along " + _fmt(direction))
+    if np.abs(rest).max() > 1e-6 * max(np.abs(mode).max(), 1e-300):
+        parts.append("rotation")
+    return " and ".join(parts) or "rigid motion"
+
+
+def rigid_mode_findings(model, source: str) -> list:
+    """Bodies whose rigid motions neither supports nor contact can hold (quasi-static only)."""
+    if model.dynamics is not None:
+        return []         # inertia holds rigid motions in dynamics
+    problem = model.problem
+    sysm = problem.system
+    modes = sysm.free_modes()                              # (n_red, r)
+    if modes.shape[1] == 0:
+        return []
+    rows = []
+    if problem.pairs:
+        kin = problem.kinematics(np.zeros(sysm.n_dofs), 0.0, None)
+        B = kinematic_operator(kin, sysm.n_dofs).tocsr()
+        d = problem.dim
+        keep = np.zeros((problem.n_contact, d), dtype=bool)
+        keep[:, 0] = True
+        for pair, s in zip(problem.pairs, problem.slices):
+            law = pair.friction
+            mu = max(getattr(law, "mu", 0.0), getattr(law, "mu_s", 0.0), getattr(law, "mu_k", 0.0))
+            keep[s, 1:] = mu > 0.0
+        rows.append((B[np.flatnonzero(keep.ravel())] @ sysm.T) @ modes)
+    C = np.vstack(rows) if rows else np.zeros((0, modes.shape[1]))
+    # normalise the columns so that the rank test is scale-free
+    scale = np.maximum(np.linalg.norm(modes, axis=0), 1e-300)
+    C = C / scale
+    if C.shape[0]:
+        _, sv, vt = np.linalg.svd(C, full_matrices=True)
+        rank = int(np.sum(sv > 1e-8 * max(sv.max(initial=0.0), 1e-300)))
+        null = vt[rank:].T
+    else:
+        null = np.eye(modes.shape[1])
+    out = []
+    named = set()
+    for j in range(null.shape[1]):
+        u = sysm.T @ ((modes / scale) @ null[:, j])
+        for b, body in enumerate(sysm.bodies):
+            part = u[sysm.body_dofs(b)].reshape(-1, body.dim).T
+            if body.name in named or np.abs(part).max() <= 1e-6 * np.abs(u).max():
+                continue
+            named.add(body.name)
+            pairs = [p.name for p in problem.pairs
+                     if p.slave.body == b or getattr(p.master, "body", None) == b]
+            held = (f"its contact pairs ({', '.join(pairs)}) cannot hold it"
+                    + (" (frictionless contact holds only normal motion)"
+                       if all(p.friction.kinetic == 0.0 and getattr(p.friction, "mu_s", 0.0) == 0.0
+                              for p in problem.pairs if p.name in pairs) else "")
+                    if pairs else "no contact pair involves the body")
+            out.append(f"{source}: body {body.name!r} (bodies.{b}) has a rigid-body motion "
+                       f"({_describe(part, body.dim)}) that no Dirichlet condition, coupling or "
+                       f"spring removes and {held}; add a support (dirichlet, spring) or friction")
+    return out
+
+
+def model_findings(model) -> list:
+    """All problems of a built model, one line each (empty: ready to solve)."""
+    source = model.case["_path"]
+    out = []
+    for b, body in enumerate(model.problem.system.bodies):
+        for _, _, message in element_findings(body.mesh):
+            out.append(f"{source}: 'bodies.{b}.mesh' (body {body.name!r}): {message}")
+    if out:
+        return out       # the contact and mode checks assume sound elements
+    out += contact_findings(model, source)
+    out += rigid_mode_findings(model, source)
+    return out

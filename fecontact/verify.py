@@ -1,0 +1,199 @@
+r"""Independent residual check of a result: equilibrium and the contact conditions.
+
+The check reads only what a run writes for a state (displacement, nodal
+tractions, and the start of the increment that produced them, all in the
+restart file) and the model; it does not use the solver's iterates, its
+active sets or its convergence flag.  It evaluates
+
+* **equilibrium** — the bulk residual with the contact forces rebuilt from
+  the tractions, ``|T^T(K u - f - B^T A lam) - F_c| / F``, with ``B``
+  from a fresh contact search and projection at the final displacement
+  (``F`` the largest of the internal, external, coupling and contact force
+  norms; in dynamics the bulk terms of the last time step);
+* **gap** — ``max(-g_n / h)`` over slave nodes with the exact (Signorini)
+  condition (``h`` the nodal length, or square root of the nodal area);
+* **pressure** — ``max(-lam_n) / p`` (``p`` the pressure scale: the largest
+  pressure, or the force scale over the slave area);
+* **complementarity** — ``max |min(lam_n / p, g_n / h)|`` (Signorini), or
+  ``|lam_n - eps max(0, -g_n)| / p`` at penalty nodes;
+* **friction** — the natural-map residual of the friction law,
+  ``|lam_t - P_{mu lam_n}(lam_t - (p/h) Delta s)| / p``, with the law's
+  coefficient for the node's slip (``mu_s`` while stuck and ``mu_k`` while
+  sliding, ``mu(v)`` for rate-dependent friction) and ``mu = 0`` for a
+  node that closed inside the increment.  For the smooth (IPC) law, whose
+  traction lies inside the cone, the residual is the excess over the cone
+  ``mu_max lam_n0`` plus the misalignment with the slip.
+
+A result passes when every measure is at most ``tolerance`` (1e-6, a
+thousand times the Newton tolerance).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .friction.laws import Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
+from .problem import ContactProblem, StepState, kinematic_operator
+
+TOLERANCE = 1e-6
+MEASURES = ("equilibrium", "gap", "pressure", "complementarity", "friction")
+
+
+@dataclass(frozen=True)
+class ResidualCheck:
+    """Relative violations of a state (see the module docstring).
+
+    ``where`` maps a measure to the place of its largest value: ``"dof k"``
+    for equilibrium, ``"slave node i of contact 'c'"`` for the contact measures.
+    """
+
+    equilibrium: float
+    gap: float
+    pressure: float
+    complementarity: float
+    friction: float
+    where: dict
+    tolerance: float = TOLERANCE
+
+    @property
+    def passed(self) -> bool:
+        return all(np.isfinite(getattr(self, k)) and getattr(self, k) <= self.tolerance
+                   for k in MEASURES)
+
+    def failures(self) -> str:
+        """One line naming every failed measure, its value and where; "" if passed."""
+        bad = [f"{k} {getattr(self, k):.2e} at {self.where.get(k, '?')}" for k in MEASURES
+               if not (np.isfinite(getattr(self, k)) and getattr(self, k) <= self.tolerance)]
+        return "; ".join(bad) + (f" (tolerance {self.tolerance:g})" if bad else "")
+
+    def as_dict(self) -> dict:
+        out = {k: float(getattr(self, k)) for k in MEASURES}
+        out.update(tolerance=self.tolerance, passed=self.passed, where=dict(self.where))
+        return out
+
+
+def _slip_coefficient(law, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """Friction coefficient the law demands at each node for its slip (shape (m,))."""
+    if isinstance(law, Coulomb):
+        return np.full(sliding.shape, law.mu)
+    if isinstance(law, StaticKinetic):
+        return np.where(sliding, law.mu_k, law.mu_s)
+    if isinstance(law, VelocityDependent):
+        mu = law.coefficient(speed)
+        return np.where(sliding, mu, law.mu_s)
+    raise TypeError(f"no slip rule for {type(law).__name__}")
+
+
+def _node_name(problem: ContactProblem, i: int) -> str:
+    for pair, s in zip(problem.pairs, problem.slices):
+        if s.start <= i < s.stop:
+            body = problem.system.bodies[pair.slave.body]
+            return (f"slave node {int(pair.slave.nodes[i - s.start])} of body {body.name!r} "
+                    f"(contact {pair.name!r})")
+    return f"contact node {i}"
+
+
+def _dof_name(problem: ContactProblem, reduced: int) -> str:
+    sysm = problem.system
+    full = np.flatnonzero(sysm.T[:, reduced].toarray().ravel())
+    if full.size == 0:
+        return f"reduced unknown {reduced}"
+    dof = int(full[0])
+    node, comp = divmod(dof, sysm.dim)
+    b = int(np.searchsorted(sysm.node_offset, node, side="right") - 1)
+    body = sysm.bodies[b]
+    x = problem.X[:, node]
+    return (f"DOF {'xyz'[comp]} of node {node - sysm.node_offset[b]} of body {body.name!r} at ("
+            + ", ".join(f"{v:.6g}" for v in x) + ")")
+
+
+def residual_check(problem: ContactProblem, state: StepState, bulk=None,
+                   tolerance: float = TOLERANCE) -> ResidualCheck:
+    """Check ``state`` against equilibrium and the contact conditions.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+    state : StepState
+        A written state (its ``start`` describes the increment that made it).
+    bulk : object, optional
+        A dynamic time step's bulk terms (``residual(u, t) -> (R, scale)``)
+        in place of the static ones.
+    """
+    sysm = problem.system
+    d = problem.dim
+    u, lam, t = state.u, state.multiplier, state.t
+    where: dict = {}
+    if not (np.all(np.isfinite(u)) and np.all(np.isfinite(lam))):
+        bad = np.flatnonzero(~np.isfinite(u))
+        where["equilibrium"] = (_dof_name(problem, int(np.argmax(sysm.T[bad[0]].toarray())))
+                                if bad.size else "the contact tractions")
+        return ResidualCheck(np.inf, np.inf, np.inf, np.inf, np.inf, where, tolerance)
+    start = state.increment_start() if state.start is not None else state
+    kin = problem.kinematics(u, t, start, state.facet)
+    A = np.repeat(problem.area, d)
+    contact = kinematic_operator(kin, sysm.n_dofs).T @ (A * lam.ravel())
+    R_bulk, scale = problem.bulk_residual(u, t) if bulk is None else bulk.residual(u, t)
+    R = R_bulk - sysm.T.T @ contact
+    scale = max(scale, float(np.linalg.norm(contact)), 1e-300)
+    eq = np.abs(R) / scale
+    k = int(np.argmax(eq)) if eq.size else 0
+    equilibrium = float(np.linalg.norm(R) / scale)
+    where["equilibrium"] = _dof_name(problem, k) if eq.size else "-"
+
+    m = problem.n_contact
+    if m == 0:
+        return ResidualCheck(equilibrium, 0.0, 0.0, 0.0, 0.0, where, tolerance)
+    L = kin.local
+    gap, slip = L.gap, L.slip
+    h = problem.node_size
+    lam_n, lam_t = lam[:, 0], lam[:, 1:]
+    p = max(float(np.max(np.abs(lam_n))), scale / max(float(problem.area.sum()), 1e-300), 1e-300)
+    penalty = problem.penalty > 0.0
+    gap_v = np.where(penalty, 0.0, np.maximum(-gap / h, 0.0))
+    pressure_v = np.maximum(-lam_n / p, 0.0)
+    comp_v = np.where(penalty, np.abs(lam_n - problem.penalty * np.maximum(-gap, 0.0)) / p,
+                      np.abs(np.minimum(lam_n / p, gap / h)))
+
+    # friction: natural map of each pair's law
+    fric_v = np.zeros(m)
+    begin = state.start
+    if begin is not None:
+        engaged = ~((begin.status == 0) & (begin.gap > 1e-9 * h))
+        lam0 = begin.normal_pressure
+        dt = t - begin.t if t > begin.t else 1.0
+    else:
+        engaged = np.ones(m, dtype=bool)
+        lam0 = lam_n
+        dt = 1.0
+    size = np.linalg.norm(slip, axis=1)
+    sliding = size > 1e-6 * h
+    direction = slip / np.maximum(size, 1e-300)[:, None]
+    closed_n = np.maximum(lam_n, 0.0)
+    for pair, s in zip(problem.pairs, problem.slices):
+        law = pair.friction
+        lt = lam_t[s]
+        if isinstance(law, SmoothIPC):
+            mu_max = max(law.mu_s, law.mu_k)
+            lagged = np.where(lam0[s] > 0.0, lam0[s], closed_n[s])    # as the law lags it
+            excess = np.maximum(np.linalg.norm(lt, axis=1) - mu_max * lagged, 0.0)
+            along = np.einsum("mq,mq->m", lt, direction[s])
+            misaligned = np.where(sliding[s], np.linalg.norm(lt, axis=1) + along, 0.0)
+            fric_v[s] = np.where(engaged[s], excess + misaligned,
+                                 np.linalg.norm(lt, axis=1)) / p
+            continue
+        mu = _slip_coefficient(law, sliding[s], size[s] / dt)
+        mu = np.where(engaged[s], mu, 0.0)
+        radius = mu * closed_n[s]
+        z = lt - (p / h[s])[:, None] * slip[s]
+        nz = np.linalg.norm(z, axis=1)
+        proj = np.where((nz <= radius)[:, None], z, radius[:, None] * z / np.maximum(nz, 1e-300)[:, None])
+        fric_v[s] = np.linalg.norm(lt - proj, axis=1) / p
+
+    values = {"gap": gap_v, "pressure": pressure_v, "complementarity": comp_v, "friction": fric_v}
+    for key, v in values.items():
+        where[key] = _node_name(problem, int(np.argmax(v)))
+    return ResidualCheck(equilibrium, float(gap_v.max()), float(pressure_v.max()),
+                         float(comp_v.max()), float(fric_v.max()), where, tolerance)
