@@ -63,6 +63,10 @@ class Body:
         if not isinstance(mesh, mesh_type):
             raise ValueError(f"body {name!r}: element {element} needs a {mesh_type.__name__} "
                              f"mesh, got {type(mesh).__name__}")
+        from .validate import element_findings
+
+        for _, _, message in element_findings(mesh):
+            raise ValueError(f"mesh of body {name!r}: {message}")
         basis = skfem.Basis(mesh, skfem.ElementVector(elem()))
         body = Body(name, mesh, element, material, basis)
         expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]

@@ -59,12 +59,17 @@ def _mesh(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
         path = base / spec["file"]
         if not path.is_file():
             raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: mesh file not found ({path})")
+        from .meshfile import MeshFileError, load_mesh, read
+
         try:
             if path.suffix.lower() == ".msh":
-                from .meshfile import load_mesh
                 return load_mesh(path)
+            read(path)                   # a clear error for unreadable files
             return skfem.Mesh.load(str(path))
-        except Exception as err:  # meshio raises many types
+        except MeshFileError as err:
+            text = str(err) if str(err).startswith("cannot read mesh") else f"cannot read mesh ({err})"
+            raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: {text}") from None
+        except Exception as err:  # meshio and scikit-fem raise many types
             raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: cannot read mesh ({err})") from None
     params = {k: v for k, v in spec.items() if k != "generator"}
     try:
@@ -374,6 +379,9 @@ def friction_law(spec: dict, where: str, source: str):
     name = spec.get("law", "coulomb")
     if name not in LAWS:
         raise CaseError(f"{source}: '{where}.law' = {name!r}; choose one of {', '.join(LAWS)}")
+    for key in ("mu", "mu_s", "mu_k", "dc", "eps_v"):
+        if key in spec and not float(spec[key]) >= 0.0:
+            raise CaseError(f"{source}: '{where}.{key}' must be >= 0, got {spec[key]}")
     if name == "frictionless":
         return Coulomb(0.0)
 

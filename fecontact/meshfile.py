@@ -31,6 +31,26 @@ class MeshFileError(ValueError):
     """A mesh file that cannot be used (one line: what is wrong)."""
 
 
+def read(path):
+    """``meshio.read`` with its failures as one :class:`MeshFileError` line.
+
+    meshio prints to stderr and exits when no reader accepts a file; both
+    are caught here.
+    """
+    import contextlib
+    import io
+
+    import meshio
+
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(printed), contextlib.redirect_stdout(printed):
+            return meshio.read(str(path))
+    except (Exception, SystemExit) as err:
+        detail = " ".join(printed.getvalue().split()) or f"{type(err).__name__}: {err}"
+        raise MeshFileError(f"cannot read mesh ({detail})") from None
+
+
 def load_mesh(path) -> skfem.Mesh:
     """Read a mesh file into a linear scikit-fem mesh with named boundaries.
 
@@ -40,10 +60,8 @@ def load_mesh(path) -> skfem.Mesh:
         No 2D or 3D elements, mixed element types, or a physical group whose
         facets are not boundary facets of the mesh.
     """
-    import meshio
-
     path = Path(path)
-    mesh = meshio.read(str(path))
+    mesh = read(path)
     volume = [b for b in mesh.cells if b.type in _VOLUME]
     if not volume:
         raise MeshFileError("no triangles, quadrilaterals, tetrahedra or hexahedra in the file")
@@ -76,11 +94,14 @@ def _physical_boundaries(mesh, skmesh, renumber, dim) -> dict:
         if int(group_dim) == dim - 1:
             names[int(tag)] = name
     tags = mesh.cell_data.get("gmsh:physical")
-    if not names or tags is None:
+    if not names:
         return {}
+    # declared groups without facets stay as empty boundaries (reported as empty, not unknown)
+    out: dict = {name: [] for name in names.values()}
+    if tags is None:
+        return {k: np.zeros(0, dtype=np.int64) for k in out}
     facets = np.sort(skmesh.facets, axis=0)
     index = {tuple(col): i for i, col in enumerate(facets.T)}
-    out: dict = {}
     for block, block_tags in zip(mesh.cells, tags):
         if block.type not in _FACET or (dim == 2) != (block.type.startswith("line")):
             continue
@@ -93,5 +114,5 @@ def _physical_boundaries(mesh, skmesh, renumber, dim) -> dict:
             if min(found) < 0 or np.any(rows < 0):
                 raise MeshFileError(f"physical group {names[int(tag)]!r} has facets that are not "
                                     f"facets of the mesh")
-            out.setdefault(names[int(tag)], []).extend(found)
+            out[names[int(tag)]].extend(found)
     return {k: np.unique(np.asarray(v, dtype=np.int64)) for k, v in out.items()}

@@ -102,7 +102,11 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
     t_con += time.perf_counter() - tic
     for it in range(options.max_iterations + 1):
         if not np.all(np.isfinite(ev.residual)):
-            return NewtonResult(x, False, it, np.inf, tuple(history), "non-finite residual",
+            first = int(np.flatnonzero(~np.isfinite(ev.residual))[0])
+            origin = ("in the unknowns" if not np.all(np.isfinite(x))
+                      else f"at iteration {it}")
+            return NewtonResult(x, False, it, np.inf, tuple(history),
+                                f"non-finite residual {origin}, first at {problem.where(first)}",
                                 ev, t_lin, t_con)
         eq, comp = ev.equilibrium_norm / ev.force_scale, ev.complementarity_norm / ev.force_scale
         status = ev.contact.status
@@ -126,8 +130,10 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
             dx = np.full(x.size, np.nan)
         t_lin += time.perf_counter() - tic
         if not np.all(np.isfinite(dx)):
-            return NewtonResult(x, False, it, rel, tuple(history), "singular Newton system",
-                                ev, t_lin, t_con)
+            first = int(np.flatnonzero(~np.isfinite(dx))[0])
+            return NewtonResult(x, False, it, rel, tuple(history),
+                                f"singular Newton system (non-finite step, first at "
+                                f"{problem.where(first)})", ev, t_lin, t_con)
         phi0 = 0.5 * float(ev.residual @ ev.residual)
         alpha, best = 1.0, None
         tic = time.perf_counter()

@@ -353,6 +353,35 @@ class ContactProblem:
         lam[touching, 0] = 1e-9 * self.c_n[touching] * h[touching]
         return np.concatenate([unknowns[:self.system.n_reduced], lam.ravel()])
 
+    def slave_node_name(self, i: int) -> str:
+        """Contact node ``i`` in words: its node, body and pair."""
+        for pair, s in zip(self.pairs, self.slices):
+            if s.start <= i < s.stop:
+                body = self.system.bodies[pair.slave.body]
+                return (f"slave node {int(pair.slave.nodes[i - s.start])} of body {body.name!r} "
+                        f"(contact {pair.name!r})")
+        return f"contact node {i}"
+
+    def where(self, index: int) -> str:
+        """Where row ``index`` of the Newton system ``[u_hat, lam]`` lives, in words.
+
+        A reduced displacement unknown names its first DOF (component, node,
+        body and coordinates); a contact row names the slave node and pair.
+        """
+        sysm = self.system
+        if index >= sysm.n_reduced:
+            i, component = divmod(index - sysm.n_reduced, self.dim)
+            condition = "normal" if component == 0 else "tangential"
+            return f"the {condition} contact condition of {self.slave_node_name(i)}"
+        full = sysm.T.tocsc()[:, index].indices
+        if full.size == 0:
+            return f"reduced unknown {index}"
+        node, component = divmod(int(full[0]), self.dim)
+        b = int(np.searchsorted(sysm.node_offset, node, side="right") - 1)
+        x = ", ".join(f"{v:.6g}" for v in self.X[:, node])
+        return (f"DOF {'xyz'[component]} of node {node - sysm.node_offset[b]} of body "
+                f"{sysm.bodies[b].name!r} at ({x})")
+
     def unknowns(self, state: StepState) -> np.ndarray:
         """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""
         u_hat = self.system.to_reduced(state.u - self.system.prescribed(state.t))

@@ -5,10 +5,11 @@ rejects unknown keys, wrong types, missing or unreadable meshes, unknown
 boundaries, empty surfaces and out-of-range material and friction
 parameters.  This module checks what only the assembled model shows:
 
-* **elements** — non-finite coordinates, degenerate elements (a corner
+* **elements** (run when a body is created) — non-finite coordinates, degenerate elements (a corner
   Jacobian ``|det J| <= 1e-8 L^d``, ``L`` the element's longest extent)
   and inverted ones (corner Jacobians of different signs in one element,
   or two neighbours on the same side of their shared facet: a fold);
+* **projection** — every slave node has a finite initial gap and normal;
 * **facing** — the slave surface's outward normals must point towards the
   master: over the slave nodes closest to the master (gap within 10 % of
   the slave surface's extent of the smallest gap), the mean of
@@ -47,6 +48,24 @@ def _fmt(x: np.ndarray) -> str:
     return "(" + ", ".join(f"{v:.6g}" for v in x) + ")"
 
 
+def corner_jacobians(mesh: skfem.Mesh) -> np.ndarray:
+    r"""``det J`` of every element at each reference corner, shape (n_elements, n_corners).
+
+    ``J = sum_i x_i (grad N_i)^T`` with the element's reference shape
+    functions ``N_i`` evaluated at its reference vertices (constant for
+    simplices; for quadrilaterals and hexahedra a sign change between corners
+    means a twisted or non-convex element).
+    """
+    element = mesh.elem()
+    corners = type(mesh).init_refdom().p                       # (dim, n_corners)
+    x = mesh.p[:, mesh.t]                                      # (dim, n_vertices, n_elements)
+    J = 0.0
+    for i in range(mesh.t.shape[0]):
+        _, grad = element.lbasis(corners, i)                   # (dim, n_corners)
+        J = J + x[:, i, None, None, :] * grad[None, :, :, None]  # (dim, dim, n_corners, n_el)
+    return np.linalg.det(np.moveaxis(J, (0, 1), (-2, -1))).T
+
+
 def element_findings(mesh: skfem.Mesh) -> list:
     """Problems of a mesh as ``(kind, element index, message)``; empty when the mesh is sound."""
     out = []
@@ -57,10 +76,7 @@ def element_findings(mesh: skfem.Mesh) -> list:
         return [("coordinates", node, f"node {node} has non-finite coordinates "
                                       f"({int(bad.sum())} such nodes)")]
     dim = p.shape[0]
-    corners = type(mesh).init_refdom().p
-    det = np.asarray(mesh._mapping().detDF(corners))          # (n_elements, n_corners)
-    if det.ndim == 1:
-        det = det[:, None]
+    det = corner_jacobians(mesh)                              # (n_elements, n_corners)
     extent = np.linalg.norm(p[:, t].max(axis=1) - p[:, t].min(axis=1), axis=0)   # (n_elements,)
     rel = det / np.maximum(extent, 1e-300)[:, None] ** dim
     degenerate = np.min(np.abs(rel), axis=1) <= DEGENERATE
@@ -142,6 +158,14 @@ def contact_findings(model, source: str) -> list:
         body = sysm.bodies[pair.slave.body]
         gap = kin.gap[s]
         xs = body.node_coords[:, pair.slave.nodes]
+        undefined = ~(np.isfinite(gap) & np.all(np.isfinite(kin.normal[s]), axis=1))
+        if np.any(undefined):
+            i = int(np.flatnonzero(undefined)[0])
+            out.append(f"{source}: '{where}': the projection of slave node {int(pair.slave.nodes[i])} "
+                       f"of body {body.name!r} at {_fmt(xs[:, i])} onto the master is undefined "
+                       f"(non-finite gap or normal; {int(undefined.sum())} such nodes), e.g. a node "
+                       f"at the centre of a circle or sphere obstacle; move the obstacle")
+            continue
         extent = float(np.linalg.norm(np.ptp(xs, axis=1))) or diagonal
         near = gap <= gap.min() + NEAR * extent
         facing = np.einsum("md,md->m", surface_normals(problem, pair.slave), kin.normal[s])
@@ -207,6 +231,8 @@ def rigid_mode_findings(model, source: str) -> list:
             keep[s, 1:] = mu > 0.0
         rows.append((B[np.flatnonzero(keep.ravel())] @ sysm.T) @ modes)
     C = np.vstack(rows) if rows else np.zeros((0, modes.shape[1]))
+    if not np.all(np.isfinite(C)):
+        return []         # undefined projections, reported by contact_findings
     # normalise the columns so that the rank test is scale-free
     scale = np.maximum(np.linalg.norm(modes, axis=0), 1e-300)
     C = C / scale
@@ -239,14 +265,9 @@ def rigid_mode_findings(model, source: str) -> list:
 
 
 def model_findings(model) -> list:
-    """All problems of a built model, one line each (empty: ready to solve)."""
+    """All problems of a built model, one line each (empty: ready to solve).
+
+    Element checks run when a body is created (:meth:`fecontact.bodies.Body.create`).
+    """
     source = model.case["_path"]
-    out = []
-    for b, body in enumerate(model.problem.system.bodies):
-        for _, _, message in element_findings(body.mesh):
-            out.append(f"{source}: 'bodies.{b}.mesh' (body {body.name!r}): {message}")
-    if out:
-        return out       # the contact and mode checks assume sound elements
-    out += contact_findings(model, source)
-    out += rigid_mode_findings(model, source)
-    return out
+    return contact_findings(model, source) + rigid_mode_findings(model, source)

@@ -86,29 +86,6 @@ def _slip_coefficient(law, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray
     raise TypeError(f"no slip rule for {type(law).__name__}")
 
 
-def _node_name(problem: ContactProblem, i: int) -> str:
-    for pair, s in zip(problem.pairs, problem.slices):
-        if s.start <= i < s.stop:
-            body = problem.system.bodies[pair.slave.body]
-            return (f"slave node {int(pair.slave.nodes[i - s.start])} of body {body.name!r} "
-                    f"(contact {pair.name!r})")
-    return f"contact node {i}"
-
-
-def _dof_name(problem: ContactProblem, reduced: int) -> str:
-    sysm = problem.system
-    full = np.flatnonzero(sysm.T[:, reduced].toarray().ravel())
-    if full.size == 0:
-        return f"reduced unknown {reduced}"
-    dof = int(full[0])
-    node, comp = divmod(dof, sysm.dim)
-    b = int(np.searchsorted(sysm.node_offset, node, side="right") - 1)
-    body = sysm.bodies[b]
-    x = problem.X[:, node]
-    return (f"DOF {'xyz'[comp]} of node {node - sysm.node_offset[b]} of body {body.name!r} at ("
-            + ", ".join(f"{v:.6g}" for v in x) + ")")
-
-
 def residual_check(problem: ContactProblem, state: StepState, bulk=None,
                    tolerance: float = TOLERANCE) -> ResidualCheck:
     """Check ``state`` against equilibrium and the contact conditions.
@@ -127,9 +104,8 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     u, lam, t = state.u, state.multiplier, state.t
     where: dict = {}
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(lam))):
-        bad = np.flatnonzero(~np.isfinite(u))
-        where["equilibrium"] = (_dof_name(problem, int(np.argmax(sysm.T[bad[0]].toarray())))
-                                if bad.size else "the contact tractions")
+        bad = np.flatnonzero(~np.isfinite(sysm.to_reduced(np.where(sysm.fixed, 0.0, u))))
+        where["equilibrium"] = problem.where(int(bad[0])) if bad.size else "the contact tractions"
         return ResidualCheck(np.inf, np.inf, np.inf, np.inf, np.inf, where, tolerance)
     start = state.increment_start() if state.start is not None else state
     kin = problem.kinematics(u, t, start, state.facet)
@@ -141,7 +117,7 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     eq = np.abs(R) / scale
     k = int(np.argmax(eq)) if eq.size else 0
     equilibrium = float(np.linalg.norm(R) / scale)
-    where["equilibrium"] = _dof_name(problem, k) if eq.size else "-"
+    where["equilibrium"] = problem.where(k) if eq.size else "-"
 
     m = problem.n_contact
     if m == 0:
@@ -194,6 +170,6 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
 
     values = {"gap": gap_v, "pressure": pressure_v, "complementarity": comp_v, "friction": fric_v}
     for key, v in values.items():
-        where[key] = _node_name(problem, int(np.argmax(v)))
+        where[key] = problem.slave_node_name(int(np.argmax(v)))
     return ResidualCheck(equilibrium, float(gap_v.max()), float(pressure_v.max()),
                          float(comp_v.max()), float(fric_v.max()), where, tolerance)
