@@ -14,6 +14,7 @@ import argparse
 import logging
 import sys
 import tomllib
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -139,6 +140,15 @@ def _check(args) -> int:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    with warnings.catch_warnings():
+        if not args.debug:
+            # non-finite values are detected and reported where they appear (one line);
+            # numpy's floating-point warnings would only add noise to stderr
+            warnings.filterwarnings("ignore", category=RuntimeWarning)
+        return _main(args)
+
+
+def _main(args) -> int:
     if args.command == "plot":
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
         return _plot(args.out, args.step, args.debug)

@@ -145,7 +145,8 @@ def contact_findings(model, source: str) -> list:
         return []
     index = _pair_index(model)
     sysm = problem.system
-    kin = problem.kinematics(np.zeros(sysm.n_dofs), 0.0, None).local
+    with np.errstate(all="ignore"):         # undefined projections are reported below
+        kin = problem.kinematics(np.zeros(sysm.n_dofs), 0.0, None).local
     X = problem.X
     diagonal = float(np.linalg.norm(np.ptp(X, axis=1)))
     out = []

@@ -35,8 +35,11 @@ def test_case_runs_and_writes_outputs(name, results):
     r = results(name)
     s = json.loads((r.out_dir / "summary.json").read_text())
     assert s["converged"] is True
-    for key in ("case", "dim", "dofs", "converged", "steps", "timings", "reaction", "metrics"):
+    for key in ("case", "dim", "dofs", "converged", "steps", "timings", "reaction", "metrics", "check"):
         assert key in s
+    # the independent residual check of the final state (equilibrium, Signorini, friction)
+    assert s["check"]["passed"] and all(s["check"][k] <= 1e-6 for k in
+                                        ("equilibrium", "gap", "pressure", "complementarity", "friction"))
     for key in ("total", "linear_solve", "contact", "linear_reference"):
         assert s["timings"][key] > 0
     for step in s["steps"]:

@@ -169,6 +169,7 @@ def test_dynamic_case_writes_time_series_and_plot(name, results):
     r = results(name)
     s = json.loads((r.out_dir / "summary.json").read_text())
     assert s["converged"] is True and s["analysis"] == "dynamic"
+    assert s["check"]["passed"] and s["check"]["equilibrium"] <= 1e-6
     ts = s["time_series"]
     n = len(ts["t"])
     assert n == round(s["t_end"] / s["dt"]) + 1

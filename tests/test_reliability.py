@@ -132,17 +132,21 @@ def test_debug_shows_the_traceback(capsys, tmp_path):
               "--set", "bodies.0.material.E=-1"])
 
 
-def _write_block_msh(path, points, quads, kind="quad"):
-    """A 2D mesh with physical groups 'bottom' (y = 0), 'top' and an empty 'unused'."""
+def _write_block_msh(path, points, quads, kind="quad", reference=None):
+    """A 2D mesh with physical groups 'bottom' (y = 0), 'top' and an empty 'unused'.
+
+    The groups are found on ``reference`` (the points before a perturbation; default ``points``).
+    """
     points = np.asarray(points, float)
+    where = points if reference is None else np.asarray(reference, float)
     edges = {}
     for q in quads:
         for a, b in zip(q, np.roll(q, -1)):
             key = tuple(sorted((a, b)))
             edges[key] = edges.get(key, 0) + 1
     boundary = [e for e, n in edges.items() if n == 1]
-    bottom = [e for e in boundary if np.all(np.abs(points[list(e), 1]) < 1e-12)]
-    top = [e for e in boundary if np.all(np.abs(points[list(e), 1] - points[:, 1].max()) < 1e-12)]
+    bottom = [e for e in boundary if np.all(np.abs(where[list(e), 1]) < 1e-12)]
+    top = [e for e in boundary if np.all(np.abs(where[list(e), 1] - where[:, 1].max()) < 1e-12)]
     cells = [("line", np.array(bottom)), ("line", np.array(top)), (kind, np.asarray(quads))]
     tags = [np.full(len(bottom), 1), np.full(len(top), 2), np.full(len(quads), 4)]
     mesh = meshio.Mesh(np.column_stack([points, np.zeros(len(points))]), cells,
