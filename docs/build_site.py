@@ -38,6 +38,7 @@ PAGES = [
                        ("Static/kinetic", "friction/static_kinetic.md"),
                        ("Velocity-dependent", "friction/velocity.md"), ("IPC smooth", "friction/ipc.md")]),
     ("Dynamics", "dynamics.md"),
+    ("Reliability and restart", "reliability.md"),
     ("Gallery", "gallery.md"),
     ("Benchmarks", "benchmarks.md"),
     ("Patch test", "patch_test.md"),

@@ -40,6 +40,8 @@ from .surface import ContactSurface
 DEGENERATE = 1e-8
 #: default initial-penetration tolerance, relative to the model's bounding-box diagonal
 PENETRATION = 1e-6
+OBSTACLE_NAMES = {"RigidLine": "line", "RigidCircle": "circle", "RigidPlane": "plane",
+                  "RigidSphere": "sphere"}
 #: slave nodes whose gap is within this fraction of the surface extent of the smallest take part in the facing check
 NEAR = 0.1
 
@@ -83,8 +85,8 @@ def element_findings(mesh: skfem.Mesh) -> list:
     if np.any(degenerate):
         e = int(np.flatnonzero(degenerate)[0])
         out.append(("degenerate", e, f"element {e} at {_fmt(p[:, t[:, e]].mean(axis=1))} is "
-                                     f"degenerate (zero area or volume; {int(degenerate.sum())} such "
-                                     f"elements); fix the mesh"))
+                                     f"degenerate (zero area or volume; elements affected: "
+                                     f"{int(degenerate.sum())}); fix the mesh"))
         return out
     twisted = np.any(np.sign(rel) != np.sign(rel[:, :1]), axis=1)
     # neighbours on the same side of their shared facet: a fold
@@ -107,7 +109,7 @@ def element_findings(mesh: skfem.Mesh) -> list:
         why = ("its corner Jacobians change sign (twisted or non-convex)" if twisted[e]
                else "it overlaps a neighbour across their shared facet")
         out.append(("inverted", e, f"element {e} at {_fmt(centroid[:, e])} is inverted: {why} "
-                                   f"({int(inverted.sum())} such elements); fix the mesh"))
+                                   f"(elements affected: {int(inverted.sum())}); fix the mesh"))
     return out
 
 
@@ -164,7 +166,7 @@ def contact_findings(model, source: str) -> list:
             i = int(np.flatnonzero(undefined)[0])
             out.append(f"{source}: '{where}': the projection of slave node {int(pair.slave.nodes[i])} "
                        f"of body {body.name!r} at {_fmt(xs[:, i])} onto the master is undefined "
-                       f"(non-finite gap or normal; {int(undefined.sum())} such nodes), e.g. a node "
+                       f"(non-finite gap or normal; nodes affected: {int(undefined.sum())}), e.g. a node "
                        f"at the centre of a circle or sphere obstacle; move the obstacle")
             continue
         extent = float(np.linalg.norm(np.ptp(xs, axis=1))) or diagonal
@@ -173,7 +175,7 @@ def contact_findings(model, source: str) -> list:
         if np.mean(facing[near]) > 0.0:
             master = (f"boundary {pair.master.boundary!r} of body "
                       f"{sysm.bodies[pair.master.body].name!r}" if isinstance(pair.master, ContactSurface)
-                      else f"the {type(pair.master).__name__} obstacle")
+                      else f"the {OBSTACLE_NAMES.get(type(pair.master).__name__, 'rigid')} obstacle")
             out.append(f"{source}: '{where}': the outward normals of the slave surface (boundary "
                        f"{pair.slave.boundary!r} of body {body.name!r}) point away from the master "
                        f"({master}; mean n_slave . n_master = {np.mean(facing[near]):+.3f} over the "
