@@ -106,6 +106,31 @@ def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: f
     return ""
 
 
+def lift_off_report(problem: ContactProblem, result: NewtonResult, t: float) -> str:
+    """Explain a failed increment in which a body held only by contact loses every contact, or "".
+
+    A body with rigid-body modes that no support removes (:meth:`BulkSystem.floating_bodies`)
+    whose contact nodes are all open in Newton's last iterate is being pulled away
+    from everything that could hold it: no quasi-static equilibrium exists.
+    """
+    ev = result.evaluation
+    if ev is None or not problem.pairs:
+        return ""
+    floating = set(problem.system.floating_bodies())
+    status = ev.contact.status
+    for b, body in enumerate(problem.system.bodies):
+        if body.name not in floating:
+            continue
+        pairs = [(p, s) for p, s in zip(problem.pairs, problem.slices)
+                 if p.slave.body == b or getattr(p.master, "body", None) == b]
+        if pairs and all(np.all(status[s] == 0) for _, s in pairs):
+            return (f"no static equilibrium at t={t:.6g}: the loads pull body {body.name!r} away "
+                    f"from every contact ({', '.join(p.name for p, _ in pairs)}) and no support "
+                    f"holds it; a quasi-static analysis cannot follow (support the body, or run "
+                    f"a dynamic analysis)")
+    return ""
+
+
 def solve_increment(problem, backend, x0: np.ndarray, t: float, state: StepState,
                     newton: NewtonOptions, stepping: SteppingOptions, timings: dict,
                     history: list) -> tuple:
@@ -225,6 +250,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 logger.warning("step to t=%.6g failed (%s); cutting back", t_new, result.reason)
                 if consecutive > stepping.max_cutbacks:
                     failed = (friction_limit_report(problem, backend, x0, t_new, state, newton)
+                              or lift_off_report(problem, result, t_new)
                               or f"Newton failed after {stepping.max_cutbacks} cut-backs at "
                                  f"t={t_new:.6g}: {result.reason}")
                     break

@@ -70,8 +70,14 @@ def test_perturbed_parameters(capsys, case_file, tmp_path, E, nu, mu, law, fx, f
         overrides += [f"friction.mu_s={mu!r}", f"friction.mu_k={0.8 * mu!r}"]
     code, err, summary = outcome(capsys, tmp_path, path, overrides)
     valid = E > 0 and -1 < nu < 0.5 and mu >= 0
+    held = law != "frictionless" and mu > 0      # friction holds the block's sideways motion
     if not valid:
         assert code == EXIT_INPUT
+    elif not held:
+        assert code == EXIT_INPUT and "rigid-body motion (translation along x)" in err
+    elif fy > 0:
+        # pulled off the line, the block has no static equilibrium
+        assert code == EXIT_FAILED
     if code == 0:
         # a converged block rests on the line: the contact force balances the body force
         assert summary["check"]["passed"]

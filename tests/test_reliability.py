@@ -247,6 +247,16 @@ def _case(path, args):
     return load_case(path, [a for a in args if "=" in a])
 
 
+def test_lift_off_is_diagnosed(capsys, case_file, tmp_path):
+    """A body force pulling the block off the line: no equilibrium, and the message says why."""
+    path = case_file(BLOCK.replace("body_force = [1.0, -10.0]", "body_force = [1.0, 5.0]"))
+    code, _, err = cli(capsys, "run", path, "--out", tmp_path / "o", "--quiet")
+    assert code == EXIT_FAILED
+    assert "no static equilibrium" in err and "pull body 'block' away from every contact (base)" in err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["converged"] is False and "pull body 'block' away" in summary["reason"]
+
+
 def test_loose_solver_tolerance_is_not_called_converged(capsys, tmp_path):
     """A Newton tolerance of 0.1 stops before the active set settles; the independent check catches it."""
     out = tmp_path / "o"
