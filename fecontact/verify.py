@@ -69,7 +69,9 @@ class ResidualCheck:
         return "; ".join(bad) + (f" (tolerance {self.tolerance:g})" if bad else "")
 
     def as_dict(self) -> dict:
-        out = {k: float(getattr(self, k)) for k in MEASURES}
+        # non-finite measures become null: JSON has no Inf or NaN
+        out = {k: float(getattr(self, k)) if np.isfinite(getattr(self, k)) else None
+               for k in MEASURES}
         out.update(tolerance=self.tolerance, passed=self.passed, where=dict(self.where))
         return out
 
