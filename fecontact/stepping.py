@@ -107,11 +107,11 @@ def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: f
 
 
 def lift_off_report(problem: ContactProblem, result: NewtonResult, t: float) -> str:
-    """Explain a failed increment in which a body held only by contact loses every contact, or "".
+    """Explain a failed increment in which a body held only by contact touches nothing, or "".
 
     A body with rigid-body modes that no support removes (:meth:`BulkSystem.floating_bodies`)
-    whose contact nodes are all open in Newton's last iterate is being pulled away
-    from everything that could hold it: no quasi-static equilibrium exists.
+    whose contact nodes are all open in Newton's last iterate is held by nothing:
+    the loads pull it off its contacts, or it starts with gaps it has not closed.
     """
     ev = result.evaluation
     if ev is None or not problem.pairs:
@@ -124,10 +124,10 @@ def lift_off_report(problem: ContactProblem, result: NewtonResult, t: float) -> 
         pairs = [(p, s) for p, s in zip(problem.pairs, problem.slices)
                  if p.slave.body == b or getattr(p.master, "body", None) == b]
         if pairs and all(np.all(status[s] == 0) for _, s in pairs):
-            return (f"no static equilibrium at t={t:.6g}: the loads pull body {body.name!r} away "
-                    f"from every contact ({', '.join(p.name for p, _ in pairs)}) and no support "
-                    f"holds it; a quasi-static analysis cannot follow (support the body, or run "
-                    f"a dynamic analysis)")
+            return (f"no static equilibrium found at t={t:.6g}: body {body.name!r} touches none of "
+                    f"its contacts ({', '.join(p.name for p, _ in pairs)}) in Newton's last iterate "
+                    f"and no support holds it; the loads pull it off, or it has not reached them "
+                    f"(support the body, close the initial gaps, or run a dynamic analysis)")
     return ""
 
 
