@@ -55,8 +55,9 @@ number = st.one_of(st.floats(-2.0, 2.0), st.floats(-1e6, 1e6), st.sampled_from([
 
 
 @FUZZ
-@given(E=st.one_of(st.floats(-10.0, 1e5), st.sampled_from([0.0, float("nan")])),
-       nu=st.floats(-1.2, 0.6), mu=st.floats(-0.2, 1.2),
+@given(E=st.one_of(st.floats(1.0, 1e5), st.floats(1.0, 1e5), st.floats(-10.0, 0.0),
+                  st.sampled_from([0.0, float("nan")])),
+       nu=st.one_of(st.floats(-0.9, 0.49), st.floats(-1.2, 0.6)), mu=st.floats(-0.2, 1.2),
        law=st.sampled_from(["coulomb", "frictionless", "static_kinetic"]),
        fx=st.floats(-20.0, 20.0), fy=st.floats(-30.0, 5.0),
        nx=st.integers(1, 6), ny=st.integers(1, 3), count=st.integers(1, 4))
