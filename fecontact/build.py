@@ -388,10 +388,7 @@ def friction_law(spec: dict, where: str, source: str):
     def coefficient(key, default=None):
         if key not in spec and default is None:
             raise CaseError(f"{source}: '{where}' needs '{key}' for law {name!r}")
-        value = float(spec.get(key, default))
-        if not (np.isfinite(value) and value >= 0):
-            raise CaseError(f"{source}: '{where}.{key}' must be >= 0, got {value}")
-        return value
+        return float(spec.get(key, default))     # >= 0: checked above
 
     if name == "coulomb":
         return Coulomb(coefficient("mu", 0.0))

@@ -112,12 +112,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
             raise checkpoint.RestartError(
                 f"{out}: the run there is {'complete' if cp.index >= n_levels else 'dynamic'}; "
                 f"nothing to continue")
-        count = [0]
-
-        def keep(step):
-            count[0] += 1
-            return count[0] <= cp.index
-        folder.resume(cp, keep)
+        folder.resume(cp, lambda steps: steps[:cp.index])
         previous = None
         if "previous_t" in cp.arrays:
             previous = (float(cp.arrays["previous_t"]), cp.arrays["previous_unknowns"])
@@ -133,22 +128,24 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         previous_facet[0] = state.facet
         return step
 
+    written = [resume.state if resume else problem.initial_state()]
+
     def on_step(record, state, progress):
+        written[0] = state
         summary["steps"].append(step_entry(record, state))
         arrays = {"dt": progress.dt}
         if progress.previous is not None:
             arrays.update(previous_t=progress.previous[0], previous_unknowns=progress.previous[1])
         folder.step(progress.index, state, f"step_{record.index:04d}.vtu", record.load, arrays)
 
-    records, state, timings = [], (resume.state if resume else problem.initial_state()), {
-        "linear_solve": 0.0, "contact": 0.0}
+    records, timings = [], {"linear_solve": 0.0, "contact": 0.0}
     interrupted = None
     with handled():
         try:
             records, state, timings = run_steps(problem, backend, model.levels, model.newton,
                                                 model.stepping, on_step=on_step, resume=resume)
         except Interrupted as err:
-            interrupted = err
+            interrupted, state = err, written[0]      # the last written step
     with critical():
         done = len(summary["steps"])
         failed = bool(records) and not records[-1].converged
@@ -170,7 +167,10 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         linear_ref = linear_reference_seconds(model, state.t) if interrupted is None else None
         contact_solve = t_setup + timings["linear_solve"] + timings["contact"]
         n_steps = max(len(records), 1)
-        residual_full = problem.full_residual(state.u, state.multiplier, state.t, state)
+        # every entry of summary["steps"] ends with the reactions of its state, the last one
+        # with those of ``state``
+        reaction = (summary["steps"][-1]["reaction"] if summary["steps"] else problem.system.reactions(
+            problem.full_residual(state.u, state.multiplier, state.t, state)))
         check = residual_check(problem, _written_state(out, case, problem, state))
         summary.update({
             "timings": {
@@ -183,7 +183,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
                 "contact_solve_per_step_over_linear_reference": (
                     contact_solve / n_steps / linear_ref if linear_ref else None),
             },
-            "reaction": problem.system.reactions(residual_full),
+            "reaction": reaction,
             "max_newton_iterations_per_increment": max(
                 (n for st in summary["steps"] for n in st.get("increment_iterations", [])), default=0),
             "check": check.as_dict(),

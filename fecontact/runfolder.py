@@ -52,16 +52,16 @@ class RunFolder:
         self.pvd: list = []
         self._encoded: list = []
 
-    def resume(self, cp: checkpoint.Checkpoint, keep_step) -> dict:
+    def resume(self, cp: checkpoint.Checkpoint, covered) -> dict:
         """Take over the folder of the run ``cp`` came from.
 
-        ``keep_step(step_dict) -> bool`` selects the entries of the old
+        ``covered(steps) -> list`` selects the entries of the old
         ``summary["steps"]`` that ``cp`` covers.  Returns the old summary.
         """
         path = self.out / "summary.json"
         old = json.loads(path.read_text()) if path.is_file() else {}
         self.pvd = [tuple(e) for e in cp.meta.get("pvd", [])]
-        self.summary["steps"] = [s for s in old.get("steps", []) if keep_step(s)]
+        self.summary["steps"] = covered(old.get("steps", []))
         self.summary["restarts"] = old.get("restarts", []) + [
             {"from_step": cp.index, "t": cp.state.t}]
         return old

@@ -147,12 +147,14 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
             raise RestartError(f"{out}: the run there is "
                                f"{'complete' if cp.index >= n_steps else 'quasi-static'}; "
                                f"nothing to continue")
-        old = folder.resume(cp, lambda step: step.get("step", 0) <= cp.index)
+        old = folder.resume(cp, lambda steps: [s for s in steps if s["step"] <= cp.index])
         series.data = _truncate(old.get("time_series", series.data), cp.index + 1)
         resume = (cp.index, _dynamic_state(cp))
     counted = [len(series.data["t"])]
+    written = [resume[1] if resume is not None else None]
 
     def on_output(index, current, history):
+        written[0] = current
         st = current.state
         data = series.data
         iterations = int(sum(data["newton_iterations"][counted[0]:]))
@@ -188,12 +190,14 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
         summary["time_series"] = series.data
         if series.data["t"]:
             summary["energy"] = _energy_summary(series.data)
-        state = final.state if final is not None else (
-            resume[1].state if resume is not None else problem.initial_state())
+        last = final if final is not None else written[0]      # interrupted: the last output
+        state = last.state if last is not None else problem.initial_state()
         check = None
-        if analysis.last_step is not None and analysis.last_step[0].t < state.t:
+        terms = analysis.last_step[1] if analysis.last_step is not None else None
+        # the check needs the bulk terms of the time step that produced ``state``
+        if terms is not None and abs(terms.t0 + terms.dt - state.t) <= 1e-9 * opts.dt:
             check = residual_check(problem, _written_state(out, model.case, problem, state),
-                                   bulk=analysis.last_step[1])
+                                   bulk=terms)
             summary["check"] = check.as_dict()
         solved = not failure and interrupted is None and check is not None
         if check is not None:

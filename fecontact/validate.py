@@ -212,6 +212,11 @@ def _describe(mode: np.ndarray, dim: int) -> str:
     return " and ".join(parts) or "rigid motion"
 
 
+def _has_friction(law) -> bool:
+    """Whether a friction law can transmit a tangential force (some coefficient > 0)."""
+    return max(getattr(law, "mu", 0.0), getattr(law, "mu_s", 0.0), getattr(law, "mu_k", 0.0)) > 0.0
+
+
 def rigid_mode_findings(model, source: str) -> list:
     """Bodies whose rigid motions neither supports nor contact can hold (quasi-static only)."""
     if model.dynamics is not None:
@@ -229,9 +234,7 @@ def rigid_mode_findings(model, source: str) -> list:
         keep = np.zeros((problem.n_contact, d), dtype=bool)
         keep[:, 0] = True
         for pair, s in zip(problem.pairs, problem.slices):
-            law = pair.friction
-            mu = max(getattr(law, "mu", 0.0), getattr(law, "mu_s", 0.0), getattr(law, "mu_k", 0.0))
-            keep[s, 1:] = mu > 0.0
+            keep[s, 1:] = _has_friction(pair.friction)
         rows.append((B[np.flatnonzero(keep.ravel())] @ sysm.T) @ modes)
     C = np.vstack(rows) if rows else np.zeros((0, modes.shape[1]))
     if not np.all(np.isfinite(C)):
@@ -258,8 +261,8 @@ def rigid_mode_findings(model, source: str) -> list:
                      if p.slave.body == b or getattr(p.master, "body", None) == b]
             held = (f"its contact pairs ({', '.join(pairs)}) cannot hold it"
                     + (" (frictionless contact holds only normal motion)"
-                       if all(p.friction.kinetic == 0.0 and getattr(p.friction, "mu_s", 0.0) == 0.0
-                              for p in problem.pairs if p.name in pairs) else "")
+                       if not any(_has_friction(p.friction) for p in problem.pairs if p.name in pairs)
+                       else "")
                     if pairs else "no contact pair involves the body")
             out.append(f"{source}: body {body.name!r} (bodies.{b}) has a rigid-body motion "
                        f"({_describe(part, body.dim)}) that no Dirichlet condition, coupling or "
