@@ -1,8 +1,10 @@
-"""Command line: ``fecontact run|check|plot``.
+"""Command line: ``fecontact run|check|plot|pfc``.
 
 ``fecontact run CASE.toml [--out DIR] [--set key.path=value ...] [--restart OUT_DIR]``
 solves a case; ``fecontact check CASE.toml`` validates it without solving;
-``fecontact plot OUT_DIR`` renders a result folder.
+``fecontact plot OUT_DIR`` renders a result folder; ``fecontact pfc
+export|solve`` writes and solves Siconos' global frictional contact problem
+(:mod:`fecontact.pfc.command`).
 
 Bad input is reported as one line on stderr with a non-zero exit status; a
 traceback is shown only with ``--debug``.
@@ -47,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("out", help="result folder (with summary.json)")
     plot.add_argument("--step", type=int, default=-1, help="output step (default: the last)")
     plot.add_argument("--debug", action="store_true", help="show tracebacks")
+    from .pfc.command import add_parser
+
+    add_parser(sub)
     return parser
 
 
@@ -155,6 +160,23 @@ def _main(args) -> int:
     _configure_logging(getattr(args, "quiet", False), getattr(args, "verbose", False))
     from .checkpoint import RestartError
     from .interrupts import Interrupted
+    from .pfc.problem import PFCError
+
+    if args.command == "pfc":
+        from .pfc.command import main as pfc_main
+
+        try:
+            return pfc_main(args)
+        except (CaseError, PFCError) as err:
+            if args.debug:
+                raise
+            _error(err)
+            return EXIT_INPUT
+        except (OSError, tomllib.TOMLDecodeError) as err:
+            if args.debug:
+                raise
+            print(f"error: {getattr(args, 'case', None) or args.problem}: {err}", file=sys.stderr)
+            return EXIT_INPUT
 
     out = args.out if args.command == "run" else None
     if args.command == "run" and args.restart is not None:

@@ -72,7 +72,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from fecontact.pfc.problem import GlobalProblem, PFCError
+from .problem import GlobalProblem, PFCError
 
 ROOT = "/fclib_global"
 SOLUTION = "/solution"

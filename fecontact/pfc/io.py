@@ -199,3 +199,33 @@ def load_solution(path) -> Solution:
                         str(data["reason"]))
     except KeyError as err:
         raise PFCError(f"{path}: missing key {err} (not a solution file)") from None
+
+
+#: File name endings read and written as FCLIB HDF5 (:mod:`fecontact.pfc.fclib`).
+FCLIB_SUFFIXES = (".h5", ".hdf5")
+
+
+def is_fclib(path) -> bool:
+    return Path(path).suffix.lower() in FCLIB_SUFFIXES
+
+
+def read(path) -> ProblemFile:
+    """A problem file: FCLIB HDF5 by its ending (``.h5``, ``.hdf5``), else ``.npz``."""
+    if is_fclib(path):
+        from . import fclib
+
+        if not Path(path).is_file():
+            raise PFCError(f"{path}: no such file")
+        problem, solution = fclib.read(path)
+        return ProblemFile(problem, solution)
+    return load_problem(path)
+
+
+def write(path, pf: ProblemFile) -> None:
+    """Write a problem file, FCLIB HDF5 by its ending (``.h5``, ``.hdf5``), else ``.npz``."""
+    if is_fclib(path):
+        from . import fclib
+
+        fclib.write(path, pf.problem, pf.solution)
+    else:
+        save_problem(path, pf.problem, pf.solution, pf.extras)
