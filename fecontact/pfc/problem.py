@@ -58,7 +58,7 @@ def project_on_cone(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     xn, xt = x[:, 0], x[:, 1:]
     nt = np.linalg.norm(xt, axis=1)
-    inside = nt <= mu * xn
+    inside = (nt <= mu * xn) & (xn >= 0.0)
     polar = mu * nt <= -xn
     a = (xn + mu * nt) / (1.0 + mu * mu)
     direction = xt / np.where(nt > 0.0, nt, 1.0)[:, None]
