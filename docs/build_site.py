@@ -39,6 +39,7 @@ PAGES = [
                        ("Velocity-dependent", "friction/velocity.md"), ("IPC smooth", "friction/ipc.md")]),
     ("Dynamics", "dynamics.md"),
     ("Reliability and restart", "reliability.md"),
+    ("Siconos PFC export and solvers", "pfc.md"),
     ("Gallery", "gallery.md"),
     ("Benchmarks", "benchmarks.md"),
     ("Patch test", "patch_test.md"),
