@@ -131,6 +131,14 @@ def _error(err) -> None:
         print(f"error: {line}", file=sys.stderr)
 
 
+def _input_error(args, err) -> int:
+    """Bad input: ``error:`` lines and :data:`EXIT_INPUT`; re-raised with ``--debug``."""
+    if args.debug:
+        raise
+    _error(err)
+    return EXIT_INPUT
+
+
 def _check(args) -> int:
     from .run import prepare
 
@@ -168,15 +176,9 @@ def _main(args) -> int:
         try:
             return pfc_main(args)
         except (CaseError, PFCError) as err:
-            if args.debug:
-                raise
-            _error(err)
-            return EXIT_INPUT
+            return _input_error(args, err)
         except (OSError, tomllib.TOMLDecodeError) as err:
-            if args.debug:
-                raise
-            print(f"error: {getattr(args, 'case', None) or args.problem}: {err}", file=sys.stderr)
-            return EXIT_INPUT
+            return _input_error(args, f"{getattr(args, 'case', None) or args.problem}: {err}")
 
     out = args.out if args.command == "run" else None
     if args.command == "run" and args.restart is not None:
@@ -192,15 +194,9 @@ def _main(args) -> int:
 
         result = run(args.case, out, args.overrides, restart=args.restart is not None)
     except (CaseError, RestartError) as err:
-        if args.debug:
-            raise
-        _error(err)
-        return EXIT_INPUT
+        return _input_error(args, err)
     except (OSError, tomllib.TOMLDecodeError) as err:
-        if args.debug:
-            raise
-        print(f"error: {args.case}: {err}", file=sys.stderr)
-        return EXIT_INPUT
+        return _input_error(args, f"{args.case}: {err}")
     except Interrupted as err:
         print(f"interrupted by {err.name}: the steps written so far are in {out or 'out/'}; "
               f"continue with --restart", file=sys.stderr)

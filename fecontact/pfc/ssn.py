@@ -30,7 +30,6 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..friction import alart_curnier
 from ..linsolve import DirectBackend, SchurBackend
@@ -130,5 +129,3 @@ def solve_ssn(pfc: GlobalProblem, tolerance: float = 1e-12, max_iterations: int 
                     iterations=int(result.iterations), seconds=time.perf_counter() - tic,
                     reason=result.reason)
 
-
-__all__ = ["solve_ssn", "NewtonView", "sp"]
