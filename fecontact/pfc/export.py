@@ -103,7 +103,7 @@ def from_state(problem: ContactProblem, state: StepState, bulk=None, info=None) 
         M, modes = bulk.matrix, None
     L = ev.kinematics.local
     w = np.column_stack([L.gap, L.slip]).ravel()
-    mu = ev.contact.friction.coefficient if ev.contact.friction is not None else np.zeros(problem.n_contact)
+    mu = ev.contact.friction.coefficient          # the laws' callable always gives a response
     meta = {"t_start": float(start.t), "t": float(state.t), "dim": d,
             "pairs": [p.name for p in problem.pairs],
             "r": "contact nodal forces (normal first, tangential along the slip basis)",

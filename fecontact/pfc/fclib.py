@@ -387,10 +387,4 @@ def read(path) -> tuple[GlobalProblem, dict | None]:
                         "u": reader.vector(group, "u", n_local),
                         "r": reader.vector(group, "r", n_local)}
 
-    try:
-        problem = GlobalProblem(M=M, H=H, q=q, b=b, mu=mu, d=d, info=info)
-    except PFCError as exc:
-        message = str(exc)
-        message = message.removeprefix("problem: ")
-        raise PFCError(f"{source}: {message}") from None
-    return problem, solution
+    return GlobalProblem(M=M, H=H, q=q, b=b, mu=mu, d=d, info=info, source=source), solution

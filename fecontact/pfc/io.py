@@ -173,9 +173,9 @@ def load_problem(path) -> ProblemFile:
 
 def _construct(path, **fields) -> GlobalProblem:
     try:
-        return GlobalProblem(**fields)
-    except PFCError as err:
-        raise PFCError(str(err).replace("problem:", f"{path}:", 1)) from None
+        return GlobalProblem(**fields, source=str(path))
+    except PFCError:
+        raise
     except (ValueError, TypeError) as err:
         raise PFCError(f"{path}: {err}") from None
 

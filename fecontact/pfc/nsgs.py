@@ -39,7 +39,7 @@ import numpy as np
 
 from ..linsolve import factorize
 from .io import Solution
-from .problem import GlobalProblem, PFCError, modified_velocity, project_on_cone
+from .problem import GlobalProblem, PFCError, project_on_cone
 
 #: Largest ``m d`` for which the dense Delassus operator is formed.
 MAX_ROWS = 6000
@@ -158,7 +158,6 @@ def solve_nsgs(pfc: GlobalProblem, tolerance: float = 1e-10, max_sweeps: int = 2
     blocks = [W[i * d:(i + 1) * d, i * d:(i + 1) * d] for i in range(m)]
     local = _local_2d if d == 2 else _local_3d
     lists = [b.tolist() for b in blocks] if d == 2 else blocks
-    norm_q = float(np.linalg.norm(pfc.q))
     error, sweeps = np.inf, 0
     for sweeps in range(1, max_sweeps + 1):
         for i in range(m):
@@ -171,10 +170,7 @@ def solve_nsgs(pfc: GlobalProblem, tolerance: float = 1e-10, max_sweeps: int = 2
                 u += delta @ W[rows]
                 r[rows] = new
         u = W @ r + f                                   # no drift from the incremental updates
-        R = r.reshape(m, d)
-        natural = R - project_on_cone(R - rho * modified_velocity(u.reshape(m, d), mu), mu)
-        error = float(np.linalg.norm(natural)) / max(float(np.linalg.norm(r)), norm_q,
-                                                     np.finfo(float).tiny)
+        error = pfc.relative_natural_map(r, u, rho)
         if error <= tolerance:
             break
     v = factor.solve(pfc.q + pfc.H @ r)

@@ -30,7 +30,7 @@ residuals every solution is reported with:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -121,6 +121,8 @@ class GlobalProblem:
         Null space of ``M`` (``k = 0`` when it is positive definite).
     info : dict
         Free-form metadata (origin of the problem; JSON-serialisable).
+    source : str, init only
+        What to name in the error raised for an inconsistent entry (a file).
     """
 
     M: sp.csc_matrix
@@ -131,17 +133,19 @@ class GlobalProblem:
     d: int
     rigid_modes: np.ndarray = field(default=None, repr=False)
     info: dict = field(default_factory=dict, repr=False)
+    source: InitVar[str] = "problem"
 
-    def __post_init__(self):
+    def __post_init__(self, source: str):
         object.__setattr__(self, "M", sp.csc_matrix(self.M, dtype=float))
         object.__setattr__(self, "H", sp.csc_matrix(self.H, dtype=float))
         for name in ("q", "b", "mu"):
             object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=float).ravel())
         object.__setattr__(self, "d", int(self.d))
         modes = np.zeros((self.q.size, 0)) if self.rigid_modes is None else np.asarray(self.rigid_modes, float)
-        object.__setattr__(self, "rigid_modes", modes.reshape(self.q.size, -1) if modes.size else
-                           np.zeros((self.q.size, 0)))
-        check(self)
+        if modes.ndim == 1:
+            modes = modes[:, None]
+        object.__setattr__(self, "rigid_modes", modes if modes.size else np.zeros((self.q.size, 0)))
+        check(self, source)
 
     @property
     def n(self) -> int:
@@ -168,21 +172,28 @@ class GlobalProblem:
         mean = float(np.mean(compliance)) if compliance.size else 0.0
         return 1.0 / mean if mean > 0.0 else 1.0
 
+    def natural_map(self, r: np.ndarray, u: np.ndarray, rho: float) -> np.ndarray:
+        """``r - P_C(r - rho u_hat)`` per contact, shape (m, d), from ``r`` and ``u`` (m*d,)."""
+        R = np.asarray(r, dtype=float).reshape(-1, self.d)
+        u_hat = modified_velocity(np.reshape(u, (-1, self.d)), self.mu)
+        return R - project_on_cone(R - rho * u_hat, self.mu)
+
+    def relative_natural_map(self, r: np.ndarray, u: np.ndarray, rho: float) -> float:
+        """``||r - P_C(r - rho u_hat)|| / max(||r||, ||q||)``."""
+        scale = max(float(np.linalg.norm(r)), float(np.linalg.norm(self.q)), np.finfo(float).tiny)
+        return float(np.linalg.norm(self.natural_map(r, u, rho))) / scale
+
     def residuals(self, v: np.ndarray, r: np.ndarray, rho: float | None = None) -> Residuals:
         """The natural-map and equilibrium residuals of ``(v, r)``."""
         rho = self.rho() if rho is None else float(rho)
-        d = self.d
-        u = self.local_velocity(v).reshape(-1, d)
-        R = np.asarray(r, dtype=float).reshape(-1, d)
-        u_hat = modified_velocity(u, self.mu)
-        natural = R - project_on_cone(R - rho * u_hat, self.mu)
-        siconos = R - project_on_cone(R - u_hat, self.mu)
-        Hr = self.H @ R.ravel()
+        u = self.local_velocity(v)
+        siconos = self.natural_map(r, u, 1.0)
+        Hr = self.H @ np.ravel(r)
         norm_q = float(np.linalg.norm(self.q))
         balance = self.M @ v - self.q - Hr
         tiny = np.finfo(float).tiny
         return Residuals(
-            natural_map=float(np.linalg.norm(natural) / max(np.linalg.norm(R), norm_q, tiny)),
+            natural_map=self.relative_natural_map(r, u, rho),
             equilibrium=float(np.linalg.norm(balance) / max(norm_q, float(np.linalg.norm(Hr)), tiny)),
             siconos_error=float(np.sum(siconos * siconos) / (1.0 + norm_q)),
             rho=rho)

@@ -32,7 +32,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..friction import alart_curnier
-from ..linsolve import DirectBackend, SchurBackend
+from ..linsolve import make_backend
 from ..newton import NewtonOptions, semismooth_newton
 from ..problem import Evaluation, _block_diagonal
 from .io import Solution
@@ -45,10 +45,8 @@ class NewtonView:
     def __init__(self, pfc: GlobalProblem, rho: float):
         self.pfc = pfc
         self.dim = pfc.d
-        m = pfc.n_contacts
-        self.c = np.full(m, float(rho))
-        M = pfc.M
-        self.system = SimpleNamespace(K_hat=M, n_reduced=pfc.n, free_modes=lambda: pfc.rigid_modes)
+        self.c = np.full(pfc.n_contacts, float(rho))
+        self.system = SimpleNamespace(K_hat=pfc.M, n_reduced=pfc.n, free_modes=lambda: pfc.rigid_modes)
         self.contact_dofs = np.unique(pfc.H.tocsr().nonzero()[0])
         self._HT = pfc.H.T.tocsr()
         self._scale_q = float(np.linalg.norm(pfc.q))
@@ -108,20 +106,20 @@ def solve_ssn(pfc: GlobalProblem, tolerance: float = 1e-12, max_iterations: int 
     state = SimpleNamespace(status=np.zeros(pfc.n_contacts, dtype=int))
     x0 = np.zeros(pfc.n + pfc.b.size)
     x0[pfc.n:] = seed(pfc)
-    result, used = None, backend
-    if backend in ("auto", "schur"):
+    # auto: schur, then direct if M cannot be factorised or Newton fails with it
+    # (a singular M without its rigid modes)
+    names = ("schur", "direct") if backend == "auto" else (backend,)
+    for name in names:
         try:
-            result = semismooth_newton(view, SchurBackend(view), x0, 0.0, state, options)
+            solver = make_backend(name, view)
         except RuntimeError:
-            if backend == "schur":
+            if name == names[-1]:
                 raise
-        if backend == "auto" and (result is None or not result.converged):
-            result = None        # singular M without its rigid modes, or a bad factorisation
-    if result is None:
-        used = "direct"
-        result = semismooth_newton(view, DirectBackend(view), x0, 0.0, state, options)
-    elif used == "auto":
-        used = "schur"
+            continue
+        result = semismooth_newton(view, solver, x0, 0.0, state, options)
+        if result.converged:
+            break
+    used = solver.name
     x = result.unknowns
     v, r = x[: pfc.n], x[pfc.n:]
     return Solution(v=v, r=r, u=pfc.local_velocity(v), residuals=pfc.residuals(v, r, rho),
