@@ -182,8 +182,7 @@ class SchurBackend:
         J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
         for block in (J12, J21):
             block.eliminate_zeros()     # e.g. x-components against a horizontal flat
-        D_full = (ev.J11 - self.matrix).tocsr()
-        D_full.eliminate_zeros()
+        D_full = _contact_block(ev)
         # multipliers with u-independent, diagonal rows: dlam = B2/J22_ii
         row_nnz_u = np.diff(J21.indptr)
         offdiag = J22 - sp.diags(J22.diagonal())
@@ -212,6 +211,12 @@ class SchurBackend:
         du = self.lu.solve(rhs_u)
         dlam[engaged] = dl
         return np.vstack([du, dlam])
+
+
+def _contact_block(ev) -> sp.csr_matrix:
+    """The contact part ``D`` of ``J11`` (an empty matrix when the evaluation has none)."""
+    n = ev.n_reduced
+    return sp.csr_matrix((n, n)) if ev.D is None else ev.D.tocsr()
 
 
 def _condensed_solve(W, D, E, F, G, w, b, tol=1e-14, max_iterations=30):

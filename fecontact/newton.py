@@ -151,7 +151,7 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
         else:
             alpha = best[0] if best is not None and best[1] < phi0 else 1.0
         x = x + alpha * dx
-        ev = accepted if accepted is not None and accepted.J11 is not None \
+        ev = accepted if accepted is not None and accepted.has_jacobian \
             else problem.evaluate(x, t, state)
         t_con += time.perf_counter() - tic
         history.append(IterationRecord(it, eq, comp,

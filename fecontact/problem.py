@@ -134,7 +134,15 @@ class StepState:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Residual and (optionally) Jacobian blocks at one Newton iterate."""
+    """Residual and (optionally) Jacobian blocks at one Newton iterate.
+
+    The displacement block ``J11 = K + D`` is kept in two parts: ``K``, the
+    constant bulk matrix (``K_hat``, or a time step's effective stiffness),
+    never copied, and ``D``, the geometric stiffness of contact, sparse and
+    supported on the contact DOFs only.  Backends that reuse a factorisation
+    or a preconditioner of ``K`` need only ``D``; assembling ``K + D`` at
+    every iteration would cost a copy of the bulk matrix.
+    """
 
     residual: np.ndarray
     n_reduced: int
@@ -142,7 +150,8 @@ class Evaluation:
     contact: ContactResidual = field(repr=False)
     u: np.ndarray = field(repr=False)
     force_scale: float = 1.0
-    J11: sp.spmatrix | None = field(default=None, repr=False)
+    K: sp.spmatrix | None = field(default=None, repr=False)
+    D: sp.spmatrix | None = field(default=None, repr=False)
     J12: sp.spmatrix | None = field(default=None, repr=False)
     J21: sp.spmatrix | None = field(default=None, repr=False)
     J22: sp.spmatrix | None = field(default=None, repr=False)
@@ -155,6 +164,15 @@ class Evaluation:
     @property
     def complementarity_norm(self) -> float:
         return float(np.linalg.norm(self.residual[self.n_reduced:]))
+
+    @property
+    def has_jacobian(self) -> bool:
+        return self.J12 is not None
+
+    @property
+    def J11(self) -> sp.spmatrix:
+        """``K + D``: the constant bulk matrix plus the contact part (the whole block, assembled)."""
+        return self.K if self.D is None or self.D.nnz == 0 else (self.K + self.D).tocsc()
 
     def jacobian(self) -> sp.csc_matrix:
         """The whole generalised Jacobian as one sparse matrix."""
@@ -433,7 +451,9 @@ class ContactProblem:
             G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)
             Ad = sp.diags(A)
             K = self.bulk_matrix if bulk is None else bulk.matrix
-            ev.update(J11=(K - T.T @ G @ T).tocsc(),
+            D = -(T.T @ G @ T).tocsr()
+            D.eliminate_zeros()
+            ev.update(K=K, D=D,
                       J12=(-(T.T @ B.T) @ Ad).tocsc(),
                       J21=(Ad @ _block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ _block_diagonal(cr.d_multiplier)).tocsr())

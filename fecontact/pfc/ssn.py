@@ -63,7 +63,7 @@ class NewtonView:
         ev = dict(residual=np.concatenate([Mv - p.q - Hr, cr.residual.ravel()]), n_reduced=n,
                   kinematics=None, contact=cr, u=v, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
-            ev.update(J11=p.M, J12=(-p.H).tocsc(),
+            ev.update(K=p.M, J12=(-p.H).tocsc(),
                       J21=(_block_diagonal(cr.d_kinematics) @ self._HT).tocsr(),
                       J22=_block_diagonal(cr.d_multiplier).tocsr())
         return Evaluation(**ev)
