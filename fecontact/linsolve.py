@@ -290,22 +290,199 @@ def _dense_condensed_solve(W, D, WE, F, G, w, b):
     return sol[:s], sol[s:]
 
 
-BACKENDS = {"direct": DirectBackend, "schur": SchurBackend}
+def rigid_body_modes(system) -> np.ndarray:
+    """All rigid-body modes (translations, rotations about the centroid) in reduced numbering.
+
+    The near-null space that smoothed-aggregation multigrid needs for
+    elasticity.  Returns shape (n_red, 3) in 2D and (n_red, 6) in 3D.
+    """
+    dim = system.dim
+    X = system.reference_coords()
+    Xc = X - X.mean(axis=1, keepdims=True)
+    modes = []
+    for c in range(dim):
+        m = np.zeros_like(X)
+        m[c] = 1.0
+        modes.append(m)
+    for i, j in ([(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]):
+        m = np.zeros_like(X)
+        m[i], m[j] = -Xc[j], Xc[i]
+        modes.append(m)
+    return np.column_stack([system.to_reduced(m.T.ravel()) for m in modes])
 
 
-def make_backend(name: str, problem, matrix=None):
+class AMG:
+    """Smoothed-aggregation algebraic multigrid (pyamg) of a fixed SPD matrix: ``__call__`` is one V-cycle.
+
+    The rigid-body modes are the near-null space; the setup is done once.
+    """
+
+    def __init__(self, K: sp.spmatrix, near_null_space: np.ndarray):
+        import pyamg
+
+        smoother = ("gauss_seidel", {"sweep": "symmetric"})
+        self.hierarchy = pyamg.smoothed_aggregation_solver(
+            sp.csr_matrix(K), B=near_null_space, symmetry="symmetric",
+            strength=("symmetric", {"theta": 0.0}), max_coarse=500, coarse_solver="splu",
+            presmoother=smoother, postsmoother=smoother)
+        self.cycle = self.hierarchy.aspreconditioner(cycle="V")
+
+    def __call__(self, r: np.ndarray) -> np.ndarray:
+        return self.cycle @ r
+
+
+class KrylovBackend:
+    r"""Projected GMRES on the Newton system, preconditioned by one fixed approximation of ``K^{-1}``.
+
+    See :mod:`fecontact.krylov`.  ``preconditioner`` is ``"amg"`` (a
+    smoothed-aggregation multigrid V-cycle: memory and time linear in the
+    size, for large 3D problems) or ``"factorization"`` (the exact
+    factorisation of ``K``).  Either is set up once and reused by every
+    Newton iteration.  Each Newton system is solved inexactly: the
+    equilibrium residual of the step is driven below
+    ``max(eta |R|, floor)`` (an inexact Newton method after Eisenstat and
+    Walker), with ``eta`` loose while the contact status changes and zero
+    once it has settled (:meth:`forcing`), and ``floor`` a tenth of Newton's
+    own tolerance, so the last step is as accurate as Newton asks; the
+    contact rows are always solved exactly.
+
+    Bodies held only by contact make ``K`` singular: use ``schur`` or ``direct``.
+    """
+
+    def __init__(self, problem, matrix=None, preconditioner: str = "amg",
+                 tolerance: float = 1e-9, eta_max: float = 0.1):
+        self.problem = problem
+        self.name = preconditioner
+        self.matrix = (problem.system.K_hat if matrix is None else matrix).tocsr()
+        if matrix is None and problem.system.free_modes().shape[1]:
+            raise RuntimeError("a body is held only by contact (its stiffness matrix is singular)")
+        self.precondition = make_linear_solver(preconditioner, self.matrix, problem.system)
+        self._status = None
+        self.tolerance = tolerance
+        self.eta_max = eta_max
+        self.iterations = 0
+
+    def forcing(self, status: np.ndarray) -> float:
+        """Relative tolerance ``eta`` of the next linear solve.
+
+        While the contact status still changes between iterates, the step is
+        provisional and ``eta_max`` is enough.  Once it has settled, what is
+        left is (nearly) a linear problem that one accurate step solves: the
+        step is solved to the floor (``eta = 0``).  On ``hertz3d`` this
+        spends fewer Krylov iterations in all than Eisenstat and Walker's
+        forcing terms, which split the last linear solve into two.
+        """
+        previous, self._status = self._status, status.copy()
+        settled = previous is not None and previous.shape == status.shape \
+            and np.array_equal(previous, status)
+        return 0.0 if settled else self.eta_max
+
+    def solve(self, ev) -> np.ndarray:
+        from .krylov import projected_solve
+
+        n = ev.n_reduced
+        norm = float(np.linalg.norm(ev.residual))
+        eta = self.forcing(ev.contact.status)
+        atol = max(eta * norm, 0.1 * self.tolerance * ev.force_scale)
+        b1, b2 = -ev.residual[:n], -ev.residual[n:]
+        J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
+        trivial, dlam = _open_rows(J21, J22, b2)
+        b1 = b1 - J12[:, trivial] @ dlam[trivial]
+        engaged = np.flatnonzero(~trivial)
+        K = self.matrix
+        du, dl, report = projected_solve(lambda x: K @ x, _contact_block(ev), J12[:, engaged],
+                                         J21[engaged], J22[engaged][:, engaged], b1, b2[engaged],
+                                         self.precondition, atol)
+        self.iterations += report.iterations
+        logger.debug("  krylov: %d iterations, residual %.3e (target %.3e)",
+                     report.iterations, report.residual, atol)
+        if not report.converged:
+            raise RuntimeError(f"GMRES did not reach {atol:.3e} (residual {report.residual:.3e})")
+        dlam[engaged] = dl
+        return np.concatenate([du, dlam])
+
+
+def _open_rows(J21: sp.csr_matrix, J22: sp.csr_matrix, b2: np.ndarray) -> tuple:
+    """Multipliers whose rows do not depend on ``u`` and are diagonal (open nodes).
+
+    Returns ``(trivial, dlam)``: a mask of those rows and ``dlam`` with
+    ``b2_i / J22_ii`` there (zero elsewhere).
+    """
+    J21 = J21.copy()
+    J21.eliminate_zeros()
+    row_nnz_u = np.diff(J21.indptr)
+    offdiag = (J22 - sp.diags(J22.diagonal())).tocsr()
+    offdiag.eliminate_zeros()
+    trivial = (row_nnz_u == 0) & (np.diff(offdiag.indptr) == 0)
+    dlam = np.zeros(b2.shape)
+    dlam[trivial] = b2[trivial] / J22.diagonal()[trivial]
+    return trivial, dlam
+
+
+def make_linear_solver(name: str, K: sp.spmatrix, system):
+    """A reusable approximate or exact inverse of ``K``: ``solver(rhs) -> x``.
+
+    ``"factorization"``: sparse Cholesky (exact); ``"amg"``: one
+    smoothed-aggregation V-cycle.
+    """
+    if name == "amg":
+        return AMG(K, rigid_body_modes(system))
+    if name == "factorization":
+        return factorize(K).solve
+    raise ValueError(f"unknown preconditioner {name!r}")
+
+
+def plain_krylov_solve(name: str, K: sp.spmatrix, system, rhs: np.ndarray,
+                       tolerance: float) -> np.ndarray:
+    """``K x = rhs`` from scratch, as :class:`KrylovBackend` solves (a linear reference).
+
+    Sets the preconditioner up and runs the same right-preconditioned GMRES
+    to ``0.1 * tolerance * |rhs|``, the accuracy of the contact solve's last
+    Newton step.
+    """
+    from .krylov import gmres
+
+    precondition = make_linear_solver(name, K, system)
+    K = K.tocsr()
+    x, _, converged = gmres(lambda v: K @ v, rhs, precondition,
+                            0.1 * tolerance * float(np.linalg.norm(rhs)), 500)
+    if not converged:
+        raise RuntimeError("GMRES did not converge on the linear reference")
+    return x
+
+
+BACKENDS = {"direct": DirectBackend, "schur": SchurBackend, "amg": KrylovBackend,
+            "factorization": KrylovBackend}
+
+
+#: reduced unknowns from which ``auto`` solves 3D problems with ``amg`` (see docs/benchmarks.md)
+AMG_THRESHOLD = 20_000
+
+
+def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
     """Backend by name.
 
-    ``"auto"`` picks ``schur`` (which handles bodies held only by contact
-    through pinned rigid-body modes), and ``direct`` if the regularised bulk
-    stiffness still cannot be factorised.  ``matrix`` is the constant bulk
-    block of the Jacobian when it is not ``K_hat`` (dynamics).
+    ``"auto"`` picks ``amg`` for 3D problems of at least
+    :data:`AMG_THRESHOLD` reduced unknowns whose bodies are all supported,
+    and ``schur`` otherwise (which handles bodies held only by contact
+    through pinned rigid-body modes), falling back to ``direct`` if the
+    regularised bulk stiffness still cannot be factorised.  ``matrix`` is
+    the constant bulk block of the Jacobian when it is not ``K_hat``
+    (dynamics); ``tolerance`` is Newton's (the Krylov backends solve to a
+    tenth of it at the end).
     """
     if name not in BACKENDS and name != "auto":
         raise ValueError(f"unknown linear solver backend {name!r}; choose one of "
                          f"{', '.join(['auto', *BACKENDS])}")
     if name == "direct":
         return DirectBackend(problem)
+    if name in ("amg", "factorization"):
+        return KrylovBackend(problem, matrix, name, tolerance)
+    if name == "auto" and problem.dim == 3 and problem.system.n_reduced >= AMG_THRESHOLD:
+        try:
+            return KrylovBackend(problem, matrix, "amg", tolerance)
+        except RuntimeError as err:
+            logger.info("%s: not using the amg backend", err)
     try:
         return SchurBackend(problem, matrix)
     except RuntimeError as err:

@@ -1,0 +1,201 @@
+r"""Krylov solution of the semismooth Newton system, projected onto the contact constraints.
+
+After the multipliers of open nodes (rows ``d lam_i = b_i / J22_ii``) are
+eliminated, the Newton system of :mod:`fecontact.problem` reads
+
+.. math::
+
+    \begin{bmatrix} K + D & E\\ F & G \end{bmatrix}
+    \begin{bmatrix} \delta u\\ \delta\lambda \end{bmatrix} =
+    \begin{bmatrix} b_1\\ b_2 \end{bmatrix},
+
+with ``K`` the bulk matrix (large, constant), ``D`` the geometric stiffness
+of contact and ``E, F, G`` sparse blocks on the engaged multipliers.  Rows
+whose ``G`` row vanishes are *constraints* ``F_c du = b_c`` (closed normal
+conditions, stuck tangential ones); the others (sliding tangential rows,
+penalty normal rows) are solved for their multipliers,
+``dl_s = G_ss^{-1}(b_s - G_sc dl_c - F_s du)``, and substituted.  What
+remains is
+
+.. math::
+
+    \hat A\,\delta u + \hat E\,\delta\lambda_c = \hat r, \qquad F_c\,\delta u = b_c,
+
+``\hat A = K + D - E_s G_{ss}^{-1} F_s``, ``\hat E = E_c - E_s G_{ss}^{-1} G_{sc}``.
+With ``S = F_c \hat E`` (small, sparse) the projector
+``P = I - \hat E S^{-1} F_c`` maps onto ``ker F_c`` along ``range \hat E``
+(orthogonally when ``\hat E \propto F_c^T``, frictionless and stuck
+contact).  Writing ``du = \hat E S^{-1} b_c + \delta``, ``\delta \in ker F_c``
+solves ``P \hat A \delta = P r'`` and is found by GMRES, right-preconditioned
+by ``P M^{-1}`` with ``M^{-1}`` a fixed approximate inverse of ``K`` (an
+algebraic multigrid cycle, or an exact factorisation), set up once per
+problem and reused at every Newton iteration.  The multipliers follow from
+``S dl_c = F_c (r' - \hat A \delta)``.  The constraint rows hold exactly;
+only the equilibrium rows carry the Krylov tolerance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+
+@dataclass(frozen=True)
+class KrylovReport:
+    """How one projected solve went.
+
+    Attributes
+    ----------
+    iterations : int
+        GMRES iterations (preconditioner applications).
+    residual : float
+        Final norm of the equilibrium residual ``|b_1 - (K + D) du - E dl|``.
+    converged : bool
+    """
+
+    iterations: int
+    residual: float
+    converged: bool
+
+
+def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
+          restart: int = 100) -> tuple:
+    """Right-preconditioned GMRES: ``x = M^{-1} z`` with ``A M^{-1} z = b``.
+
+    Right preconditioning keeps the residual GMRES minimises the true one,
+    ``|b - A x|``, so ``atol`` bounds it directly.
+
+    Parameters
+    ----------
+    apply, precondition : callable, (n,) -> (n,)
+        ``A x`` and ``M^{-1} r``.
+    b : ndarray, shape (n,)
+    atol : float
+        Absolute tolerance on ``|b - A x|``.
+
+    Returns
+    -------
+    (x, iterations, converged)
+    """
+    n = b.size
+    if float(np.linalg.norm(b)) <= atol:
+        return np.zeros(n), 0, True
+    count = [0]
+
+    def operator(z):
+        count[0] += 1
+        return apply(precondition(z))
+
+    A = spla.LinearOperator((n, n), matvec=operator, dtype=float)
+    z, info = spla.gmres(A, b, rtol=0.0, atol=atol, restart=min(restart, n),
+                         maxiter=max(1, -(-max_iterations // restart)))
+    return precondition(z), count[0], info == 0
+
+
+def _rows_without(G: sp.csr_matrix) -> np.ndarray:
+    """Rows of ``G`` with no nonzero entry."""
+    G = G.tocsr()
+    G.eliminate_zeros()
+    return np.diff(G.indptr) == 0
+
+
+def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: sp.spmatrix,
+                    b1: np.ndarray, b2: np.ndarray, precondition, atol: float,
+                    max_iterations: int = 500) -> tuple:
+    r"""Solve ``[[K + D, E], [F, G]] [du; dl] = [b1; b2]`` by projected GMRES.
+
+    Parameters
+    ----------
+    apply_K : callable, (n,) -> (n,)
+        The bulk matrix times a vector.
+    D : sparse, shape (n, n)
+    E : sparse, shape (n, e)
+    F : sparse, shape (e, n)
+    G : sparse, shape (e, e)
+    b1 : ndarray, shape (n,)
+    b2 : ndarray, shape (e,)
+    precondition : callable, (n,) -> (n,)
+        A fixed approximation of ``K^{-1}``.
+    atol : float
+        Tolerance on the equilibrium residual ``|b1 - (K + D) du - E dl|``.
+
+    Returns
+    -------
+    (du, dl, KrylovReport)
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When the sliding block ``G_ss`` or ``S = F_c E_hat`` is singular
+        (redundant constraints, a free rigid-body mode).
+    """
+    E, F, G = sp.csc_matrix(E), sp.csr_matrix(F), sp.csr_matrix(G)
+    D = sp.csr_matrix(D)
+    constraint = _rows_without(G)
+    c, s = np.flatnonzero(constraint), np.flatnonzero(~constraint)
+    Fc, Fs = F[c], F[s]
+    Ec, Es = E[:, c], E[:, s]
+    if s.size:
+        lu_s = _factor(sp.csc_matrix(G[s][:, s]), "sliding block G_ss")
+        Gsc = G[s][:, c].toarray() if c.size else np.zeros((s.size, 0))
+        EsGinv = _times_inverse(Es, lu_s)
+        E_hat = (Ec - EsGinv @ sp.csr_matrix(Gsc)).tocsc() if c.size else sp.csc_matrix((b1.size, 0))
+        r_hat = b1 - EsGinv @ b2[s]
+    else:
+        EsGinv = None
+        E_hat, r_hat = Ec, b1.copy()
+
+    def apply_A(x):
+        y = apply_K(x) + D @ x
+        if EsGinv is not None:
+            y -= EsGinv @ (Fs @ x)
+        return y
+
+    if c.size:
+        lu_c = _factor(sp.csc_matrix(Fc @ E_hat), "constraint block F_c E")
+
+        def project(x):
+            return x - E_hat @ lu_c.solve(Fc @ x)
+
+        du_p = E_hat @ lu_c.solve(b2[c])
+    else:
+        def project(x):
+            return x
+        du_p = np.zeros_like(b1)
+
+    r_prime = r_hat - apply_A(du_p)
+    delta, iterations, converged = gmres(lambda x: project(apply_A(x)), project(r_prime),
+                                         lambda r: project(precondition(r)), atol, max_iterations)
+    du = du_p + delta
+    rest = r_prime - apply_A(delta)
+    dl = np.zeros(b2.size)
+    if c.size:
+        dl[c] = lu_c.solve(Fc @ rest)
+    if s.size:
+        dl[s] = lu_s.solve(b2[s] - (Gsc @ dl[c] if c.size else 0.0) - Fs @ du)
+    residual = float(np.linalg.norm(b1 - apply_K(du) - D @ du - E @ dl))
+    return du, dl, KrylovReport(iterations, residual, converged)
+
+
+def _times_inverse(E: sp.spmatrix, lu) -> sp.csr_matrix:
+    """``E G^{-1}`` (``lu`` factors ``G``), computed on the nonzero rows of ``E`` only."""
+    E = sp.csr_matrix(E)
+    rows = np.flatnonzero(np.diff(E.indptr))
+    if rows.size == 0:
+        return sp.csr_matrix(E.shape)
+    block = lu.solve(np.ascontiguousarray(E[rows].toarray().T), trans="T").T     # (rows, s)
+    coo = sp.coo_matrix(block)
+    return sp.csr_matrix((coo.data, (rows[coo.row], coo.col)), shape=E.shape)
+
+
+def _factor(A: sp.csc_matrix, what: str):
+    """Sparse LU of a small block; singular blocks raise ``LinAlgError`` naming it."""
+    if A.shape[0] == 0:
+        raise np.linalg.LinAlgError(f"empty {what}")
+    try:
+        return spla.splu(A)
+    except RuntimeError as err:
+        raise np.linalg.LinAlgError(f"singular {what}: {err}") from None
