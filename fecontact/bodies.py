@@ -3,13 +3,20 @@
 A body's degrees of freedom are grouped by *DOF node*: a mesh vertex, or for
 quadratic elements also an edge midpoint.  Component ``c`` of DOF node ``k``
 is the body-local DOF ``dim*k + c`` (scikit-fem's interleaved layout, checked
-on construction).  DOF nodes are ordered vertices first, then edge midpoints
-(3D) or facet midpoints (2D, where facets are edges).
+on construction for P2 and Q1; for P1 it is the vertex numbering, see
+:attr:`Body.node_dofs`).  DOF nodes are ordered vertices first, then edge
+midpoints (3D) or facet midpoints (2D, where facets are edges).
+
+The scikit-fem basis of a P1 body is built only when first used
+(:attr:`Body.basis`): the stiffness, the von Mises output, DOF numbering and
+node coordinates of P1 bodies do without it, which matters on meshes of a
+million DOFs where the basis holds gigabytes of quadrature data.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import skfem
@@ -42,14 +49,14 @@ class Body:
         ``"Q1"`` (quadrilaterals, hexahedra).
     material : Material
     basis : skfem.Basis
-        Vector basis of the displacement.
+        Vector basis of the displacement (a cached property: for P1 bodies
+        built on first access, for the others when the body is created).
     """
 
     name: str
     mesh: skfem.Mesh
     element: str
     material: Material
-    basis: skfem.Basis = field(repr=False)
 
     @staticmethod
     def create(name: str, mesh: skfem.Mesh, element: str, material: Material) -> "Body":
@@ -59,7 +66,7 @@ class Body:
         dim = mesh.dim()
         if dim not in (2, 3):
             raise ValueError(f"body {name!r}: meshes must be 2D or 3D, got {dim}D")
-        mesh_type, elem = element_types(element, dim)
+        mesh_type, _ = element_types(element, dim)
         if not isinstance(mesh, mesh_type):
             raise ValueError(f"body {name!r}: element {element} needs a {mesh_type.__name__} "
                              f"mesh, got {type(mesh).__name__}")
@@ -67,12 +74,23 @@ class Body:
 
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
-        basis = skfem.Basis(mesh, skfem.ElementVector(elem()))
-        body = Body(name, mesh, element, material, basis)
-        expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]
-        if not np.array_equal(body.node_dofs, expected):
-            raise RuntimeError("unexpected DOF layout in the scikit-fem basis")
+        body = Body(name, mesh, element, material)
+        if element != "P1":
+            expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]
+            if not np.array_equal(body.node_dofs, expected):
+                raise RuntimeError("unexpected DOF layout in the scikit-fem basis")
         return body
+
+    @cached_property
+    def basis(self) -> skfem.Basis:
+        """Vector basis of the displacement, built on first access."""
+        _, elem = element_types(self.element, self.dim)
+        return skfem.Basis(self.mesh, skfem.ElementVector(elem()))
+
+    @property
+    def is_linear_simplex(self) -> bool:
+        """True for P1 triangles and tetrahedra: the DOF nodes are the mesh vertices."""
+        return self.element == "P1"
 
     @property
     def dim(self) -> int:
@@ -85,7 +103,10 @@ class Body:
 
     @property
     def node_dofs(self) -> np.ndarray:
-        """DOFs of every DOF node, shape (dim, n_nodes)."""
+        """DOFs of every DOF node, shape (dim, n_nodes): ``node_dofs[c, k] = dim*k + c``."""
+        if self.is_linear_simplex:
+            n, dim = self.n_nodes, self.dim
+            return dim * np.arange(n)[None, :] + np.arange(dim)[:, None]
         parts = [self.basis.nodal_dofs]
         for extra in (self.basis.edge_dofs, self.basis.facet_dofs):
             if extra.size:
@@ -114,11 +135,22 @@ class Body:
 
     @property
     def n_nodes(self) -> int:
+        """Number of DOF nodes (for P1 the number of mesh vertices)."""
+        if self.is_linear_simplex:
+            return self.mesh.p.shape[1]
         return self.basis.N // self.dim
 
     @property
     def node_coords(self) -> np.ndarray:
-        """Reference coordinates of the DOF nodes, shape (dim, n_nodes)."""
+        """Reference coordinates of the DOF nodes, shape (dim, n_nodes).
+
+        For P1 a read-only view of the mesh vertices; otherwise the basis's
+        DOF locations (the same up to round-off at the vertices).
+        """
+        if self.is_linear_simplex:
+            coords = self.mesh.p.view()
+            coords.flags.writeable = False
+            return coords
         return self.basis.doflocs[:, self.node_dofs[0]]
 
     def facets(self, boundary: str) -> np.ndarray:

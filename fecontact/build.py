@@ -176,7 +176,7 @@ def build_model(case: dict) -> Model:
     if len(dims) != 1:
         raise CaseError(f"{source}: all bodies must have the same dimension")
     # place body-local load vectors into global numbering
-    sizes = np.cumsum([0] + [b.basis.N for b in bodies])
+    sizes = np.cumsum([0] + [b.dim * b.n_nodes for b in bodies])
     n = sizes[-1]
     placed = []
     for load in loads:

@@ -1,8 +1,9 @@
-"""Command line: ``fecontact run|check|plot|pfc``.
+"""Command line: ``fecontact run|check|plot|bench|pfc``.
 
 ``fecontact run CASE.toml [--out DIR] [--set key.path=value ...] [--restart OUT_DIR]``
 solves a case; ``fecontact check CASE.toml`` validates it without solving;
-``fecontact plot OUT_DIR`` renders a result folder; ``fecontact pfc
+``fecontact plot OUT_DIR`` renders a result folder; ``fecontact bench``
+times contact solves against a linear solve over mesh sizes (:mod:`fecontact.bench`); ``fecontact pfc
 export|solve`` writes and solves Siconos' global frictional contact problem
 (:mod:`fecontact.pfc.command`).
 
@@ -49,10 +50,53 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("out", help="result folder (with summary.json)")
     plot.add_argument("--step", type=int, default=-1, help="output step (default: the last)")
     plot.add_argument("--debug", action="store_true", help="show tracebacks")
+    bench = sub.add_parser("bench", help="time contact solves against a plain linear solve over "
+                                         "mesh sizes (hertz2d, hertz3d)")
+    bench.add_argument("--series", default="hertz2d,hertz3d",
+                       help="comma-separated series (default: hertz2d,hertz3d)")
+    bench.add_argument("--scales", default=None,
+                       help="comma-separated mesh-size factors (default: each series' own)")
+    bench.add_argument("--backend", default="auto", help="linear solver backend (default auto)")
+    bench.add_argument("--cases", default="cases", help="folder with the case files (default cases)")
+    bench.add_argument("--out", default="bench", help="output folder (default bench)")
+    bench.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per size")
+    bench.add_argument("--debug", action="store_true", help="show tracebacks")
     from .pfc.command import add_parser
 
     add_parser(sub)
     return parser
+
+
+def _bad_option(message: str) -> int:
+    _error(message)
+    return EXIT_INPUT
+
+
+def _bench(args) -> int:
+    from .bench import SERIES, run_series
+    from .linsolve import BACKENDS
+
+    names = [s.strip() for s in args.series.split(",") if s.strip()]
+    unknown = [n for n in names if n not in SERIES]
+    if unknown or not names:
+        return _bad_option(f"--series: unknown series {', '.join(unknown) or '(none)'}; "
+                                  f"choose from {', '.join(SERIES)}")
+    try:
+        scales = None if args.scales is None else [float(v) for v in args.scales.split(",")]
+    except ValueError:
+        return _bad_option(f"--scales: not a list of numbers: {args.scales!r}")
+    if scales is not None and not all(0 < v < 1e3 for v in scales):
+        return _bad_option(f"--scales: factors must be positive, got {args.scales!r}")
+    if args.backend not in ("auto", *BACKENDS):
+        return _bad_option(f"--backend: unknown backend {args.backend!r}; choose one of "
+                                  f"{', '.join(['auto', *BACKENDS])}")
+    cases = Path(args.cases)
+    missing = [SERIES[n]["case"] for n in names if not (cases / SERIES[n]["case"]).is_file()]
+    if missing:
+        return _bad_option(f"--cases: {cases} has no {', '.join(missing)}")
+    rows = run_series(names, cases, Path(args.out), args.backend, scales, timeout=args.timeout)
+    print(f"tables and plot written to {args.out}/ (bench.json, bench.csv, bench.md, bench_time.png)")
+    return 0 if all(r.get("converged") for r in rows) else EXIT_FAILED
 
 
 def _plot(folder, step: int, debug: bool) -> int:
@@ -170,6 +214,8 @@ def _main(args) -> int:
     from .interrupts import Interrupted
     from .pfc.problem import PFCError
 
+    if args.command == "bench":
+        return _bench(args)
     if args.command == "pfc":
         from .pfc.command import main as pfc_main
 

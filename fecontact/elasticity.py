@@ -2,6 +2,10 @@
 
 The bulk stiffness of linear elasticity does not change during a contact
 solve, so it is assembled once per problem (see :mod:`fecontact.system`).
+Bodies of linear triangles and tetrahedra (element ``"P1"``) take a fast
+path without quadrature (:mod:`fecontact.assembly`) in
+:func:`body_stiffness` and :func:`body_von_mises`; the functions taking a
+scikit-fem basis work for every element.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import skfem
 from skfem.helpers import ddot, dot, eye, sym_grad, trace
+
+from .assembly import p1_displacement_gradients, p1_stiffness
 
 PLANE_MODELS = ("plane_strain", "plane_stress")
 
@@ -65,8 +71,27 @@ class Material:
         return self.E / (1.0 - self.nu**2)
 
 
+def body_stiffness(body):
+    """Bulk stiffness of a :class:`fecontact.bodies.Body` (scipy.sparse CSR).
+
+    P1 bodies use :func:`fecontact.assembly.p1_stiffness` and never build the
+    scikit-fem basis; other elements use :func:`stiffness`.  Both give the
+    same matrix to round-off in the same DOF layout; the P1 pattern also
+    keeps the explicit zeros of the full ``dim x dim`` block of every vertex
+    pair sharing an element.
+    """
+    if body.is_linear_simplex:
+        mesh = body.mesh
+        return p1_stiffness(mesh.p, mesh.t, *body.material.lame(mesh.dim()))
+    return stiffness(body.basis, body.material)
+
+
 def stiffness(basis: skfem.Basis, material: Material):
-    """Assemble ``K_ij = int sigma(phi_j) : eps(phi_i) dx`` (scipy.sparse CSR)."""
+    """Assemble ``K_ij = int sigma(phi_j) : eps(phi_i) dx`` (scipy.sparse CSR).
+
+    Works for every element through a scikit-fem ``BilinearForm``; for P1
+    bodies :func:`body_stiffness` is much faster.
+    """
     lam, mu = material.lame(basis.mesh.dim())
 
     @skfem.BilinearForm
@@ -118,19 +143,25 @@ def stress(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
     ndarray, shape (dim, dim, n_elements, n_quadrature_points)
         In plane strain and plane stress the in-plane components.
     """
-    grad = basis.interpolate(u).grad
+    return _stress_of_gradient(basis.interpolate(u).grad, material)
+
+
+def _stress_of_gradient(grad: np.ndarray, material: Material) -> np.ndarray:
+    """Cauchy stress of displacement gradients ``grad``, shape (dim, dim, ...) -> same shape."""
     dim = grad.shape[0]
     eps = 0.5 * (grad + np.swapaxes(grad, 0, 1))
     lam, mu = material.lame(dim)
     trace = np.einsum("ii...->...", eps)
-    return lam * trace[None, None] * np.eye(dim)[:, :, None, None] + 2.0 * mu * eps
+    extra = (1,) * (grad.ndim - 2)
+    return lam * trace[None, None] * np.eye(dim).reshape((dim, dim) + extra) + 2.0 * mu * eps
 
 
 def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
     r"""Von Mises stress per DOF node: element means averaged over the elements at each node.
 
     In plane strain the out-of-plane stress ``sigma_zz = nu (sigma_xx + sigma_yy)``
-    enters; in plane stress it is zero.
+    enters; in plane stress it is zero.  Works for every element; for P1
+    bodies :func:`body_von_mises` gives the same numbers without the basis.
 
     Returns
     -------
@@ -138,6 +169,38 @@ def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarr
     """
     sigma = stress(basis, material, u)                      # (d, d, nel, nq)
     dim = sigma.shape[0]
+    vm = _von_mises_of_stress(sigma, material).mean(axis=1)                      # (nel,)
+    nodes = basis.element_dofs[::dim] // dim                                       # (nbfun, nel)
+    return _node_average(nodes, vm, basis.N // dim)
+
+
+def body_von_mises(body, u: np.ndarray) -> np.ndarray:
+    """Von Mises stress per DOF node of a :class:`fecontact.bodies.Body`, shape (n_nodes,).
+
+    P1 bodies: the strain is constant on every element, computed from
+    :func:`fecontact.assembly.simplex_gradients` without the scikit-fem
+    basis; other elements use :func:`von_mises`.
+
+    Parameters
+    ----------
+    u : ndarray, shape (dim*n_nodes,)
+        The body's displacement.
+    """
+    if not body.is_linear_simplex:
+        return von_mises(body.basis, body.material, u)
+    mesh = body.mesh
+    grad = p1_displacement_gradients(mesh.p, mesh.t, u)                          # (d, d, nel)
+    vm = _von_mises_of_stress(_stress_of_gradient(grad, body.material), body.material)
+    return _node_average(mesh.t, vm, mesh.p.shape[1])
+
+
+def _von_mises_of_stress(sigma: np.ndarray, material: Material) -> np.ndarray:
+    """Von Mises stress of Cauchy stresses ``sigma``, shape (dim, dim, ...) -> (...).
+
+    In 2D the out-of-plane ``sigma_zz`` of the plane model is added.
+    """
+    dim = sigma.shape[0]
+    extra = (1,) * (sigma.ndim - 2)
     if dim == 2:
         szz = (material.nu * (sigma[0, 0] + sigma[1, 1]) if material.model == "plane_strain"
                else np.zeros_like(sigma[0, 0]))
@@ -146,11 +209,13 @@ def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarr
         full[2, 2] = szz
         sigma = full
     mean = np.einsum("ii...->...", sigma) / 3.0
-    dev = sigma - mean[None, None] * np.eye(3)[:, :, None, None]
-    vm = np.sqrt(1.5 * np.einsum("ij...,ij...->...", dev, dev)).mean(axis=1)     # (nel,)
-    nodes = basis.element_dofs[::dim] // dim                                       # (nbfun, nel)
-    n = basis.N // dim
-    total = np.bincount(nodes.ravel(), weights=np.broadcast_to(vm, nodes.shape).ravel(), minlength=n)
-    count = np.bincount(nodes.ravel(), minlength=n)
-    return total / np.maximum(count, 1)
+    dev = sigma - mean[None, None] * np.eye(3).reshape((3, 3) + extra)
+    return np.sqrt(1.5 * np.einsum("ij...,ij...->...", dev, dev))
 
+
+def _node_average(nodes: np.ndarray, values: np.ndarray, n_nodes: int) -> np.ndarray:
+    """Mean of element ``values`` (n_el,) over the elements at each node; ``nodes`` (k, n_el)."""
+    total = np.bincount(nodes.ravel(), weights=np.broadcast_to(values, nodes.shape).ravel(),
+                        minlength=n_nodes)
+    count = np.bincount(nodes.ravel(), minlength=n_nodes)
+    return total / np.maximum(count, 1)

@@ -45,15 +45,25 @@ CONTACT_MASS = ("consistent", "redistributed")
 def node_adjacency(system) -> sp.csr_matrix:
     """Global DOF nodes sharing an element, shape (n_nodes, n_nodes) (boolean pattern)."""
     rows, cols = [], []
-    d = system.dim
     for b, body in enumerate(system.bodies):
-        nodes = body.basis.element_dofs[::d] // d + system.node_offset[b]     # (nbfun, nel)
+        nodes = _element_nodes(body) + system.node_offset[b]                 # (nbfun, nel)
         k = nodes.shape[0]
         rows.append(np.repeat(nodes, k, axis=0).ravel())
         cols.append(np.tile(nodes, (k, 1)).ravel())
     n = system.node_offset[-1]
     return sp.csr_matrix((np.ones(sum(r.size for r in rows)), (np.concatenate(rows),
                                                                 np.concatenate(cols))), shape=(n, n))
+
+
+def _element_nodes(body) -> np.ndarray:
+    """DOF nodes of every element of a body, shape (n_nodes_per_element, n_elements).
+
+    P1: the mesh connectivity (no basis needed); otherwise from the basis.
+    """
+    if body.is_linear_simplex:
+        return body.mesh.t
+    d = body.dim
+    return body.basis.element_dofs[::d] // d
 
 
 def redistribute(system, M: sp.spmatrix, contact_nodes: np.ndarray) -> sp.csr_matrix:

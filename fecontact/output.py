@@ -40,7 +40,7 @@ from xml.sax.saxutils import quoteattr
 import meshio
 import numpy as np
 
-from .elasticity import von_mises
+from .elasticity import body_von_mises
 from .problem import ContactProblem, StepState
 
 # scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)
@@ -97,7 +97,7 @@ def point_data(problem: ContactProblem, state: StepState) -> dict:
     status[nodes] = state.status
     friction[nodes] = state.friction
     sysm = problem.system
-    vm = np.concatenate([von_mises(b.basis, b.material, state.u[sysm.body_dofs(i)])
+    vm = np.concatenate([body_von_mises(b, state.u[sysm.body_dofs(i)])
                          for i, b in enumerate(sysm.bodies)])
     body = np.repeat(np.arange(len(sysm.bodies), dtype=np.int32), np.diff(sysm.node_offset))
     slave = np.zeros(n_nodes, dtype=np.int32)

@@ -188,6 +188,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
                 "setup_factorization": t_setup,
                 "contact_solve": contact_solve,
                 "linear_reference": linear_ref,
+                "krylov_iterations": getattr(backend, "iterations", None),
                 "contact_solve_per_step_over_linear_reference": (
                     contact_solve / n_steps / linear_ref if linear_ref else None),
             },

@@ -358,12 +358,12 @@ class BulkSystem:
 
 def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=False) -> BulkSystem:
     """Assemble the block-diagonal stiffness (and mass) and the constraint map ``T``."""
-    from .elasticity import mass, stiffness
+    from .elasticity import body_stiffness, mass
 
     bodies = tuple(bodies)
     dim = bodies[0].dim
     node_offset = np.concatenate([[0], np.cumsum([b.n_nodes for b in bodies])])
-    K = sp.block_diag([stiffness(b.basis, b.material) for b in bodies], format="csr")
+    K = sp.block_diag([body_stiffness(b) for b in bodies], format="csr")
     n = K.shape[0]
 
     fixed = np.zeros(n, dtype=bool)

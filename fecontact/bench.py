@@ -1,0 +1,188 @@
+"""``fecontact bench``: contact solves against one plain linear solve, over a range of mesh sizes.
+
+Each series refines one benchmark case by scaling its mesh sizes
+(``h_contact`` and ``h_far`` times ``scale``) and solves it in one load
+increment (Hertz contact is frictionless, so the load path does not matter
+and one increment is one contact solve).  Every size runs in its own
+process, so its peak memory (``ru_maxrss``) is its own; after every size
+the table is written again, so a size that fails or is interrupted loses
+nothing already measured.
+
+Written to ``--out``: ``bench.json`` (every figure), ``bench.csv``,
+``bench.md`` (the table for the docs) and ``bench_time.png`` (log-log
+time against DOFs).  Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: case file, the two mesh-size keys with their values at scale 1, and default scales
+SERIES = {
+    "hertz2d": dict(case="hertz2d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
+                    sizes=(0.001, 0.08), scales=(4.0, 2.0, 1.0, 0.5, 0.25, 0.125)),
+    "hertz3d": dict(case="hertz3d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
+                    sizes=(0.01, 0.15), scales=(2.0, 1.4, 1.0, 0.7, 0.5, 0.4, 0.29)),
+}
+
+COLUMNS = ("series", "scale", "dofs", "contact_nodes", "active_nodes", "backend",
+           "newton_iterations", "krylov_iterations", "contact_solve_s", "linear_solve_s",
+           "ratio", "setup_s", "contact_work_s", "contact_share", "build_s", "assembly_s",
+           "total_s", "peak_memory_gb", "peak_pressure_error", "converged")
+
+
+def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
+    """Solve one size in this process and return its figures (see :data:`COLUMNS`)."""
+    import numpy as np
+
+    from .run import run
+
+    overrides = [f"{k}={v * scale:.10g}" for k, v in zip(keys, sizes)]
+    overrides += ["steps.count=1", f"solver.backend={backend}"]
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / f"fecontact-bench-{os.getpid()}"
+    tic = time.perf_counter()
+    result = run(case_path, out, overrides, write_vtu_files=False)
+    wall = time.perf_counter() - tic
+    s = result.summary
+    t = s["timings"]
+    state = result.state
+    metrics = s.get("metrics", {})
+    contact_solve = t["contact_solve"]
+    linear = t["linear_reference"]
+    return dict(
+        scale=scale, dofs=s["dofs"], reduced_dofs=s["reduced_dofs"], contact_nodes=s["contact_nodes"],
+        active_nodes=int(np.sum(state.status != 0)), backend=s["backend"],
+        newton_iterations=sum(st["newton_iterations"] for st in s["steps"]),
+        krylov_iterations=t.get("krylov_iterations"),
+        contact_solve_s=contact_solve, linear_solve_s=linear,
+        ratio=contact_solve / linear if linear else None,
+        setup_s=t["setup_factorization"], contact_work_s=t["contact"],
+        contact_share=t["contact"] / wall, build_s=t.get("build"), assembly_s=t.get("assembly"),
+        total_s=wall, peak_memory_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+        peak_pressure_error=metrics.get("peak_pressure", {}).get("rel_error"),
+        converged=bool(s["converged"]), overrides=overrides)
+
+
+def _worker(argv) -> int:
+    case_path, scale, backend, series, target = argv
+    spec = SERIES[series]
+    row = measure(case_path, float(scale), backend, spec["keys"], spec["sizes"])
+    Path(target).write_text(json.dumps(row))
+    return 0
+
+
+def run_series(names, cases_dir: Path, out: Path, backend: str = "auto", scales=None,
+               max_dofs: float | None = None, timeout: float = 3600.0, echo=print) -> list:
+    """Run every size of the named series, one process each; write the tables after each."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name in names:
+        spec = SERIES[name]
+        case_path = cases_dir / spec["case"]
+        for scale in (scales or spec["scales"]):
+            target = out / f".{name}-{scale}.json"
+            cmd = [sys.executable, "-m", "fecontact.bench", str(case_path), str(scale), backend,
+                   name, str(target)]
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+                ok = proc.returncode == 0 and target.exists()
+                reason = "" if ok else (proc.stderr.strip().splitlines() or ["failed"])[-1]
+            except subprocess.TimeoutExpired:
+                ok, reason = False, f"timed out after {timeout:g} s"
+            if ok:
+                row = dict(series=name, **json.loads(target.read_text()))
+                target.unlink()
+            else:
+                row = dict(series=name, scale=scale, converged=False, error=reason)
+            rows.append(row)
+            echo(format_row(row))
+            write_tables(rows, out)
+            if max_dofs is not None and row.get("dofs", 0) >= max_dofs:
+                break
+    return rows
+
+
+def format_row(row: dict) -> str:
+    if "error" in row:
+        return f"{row['series']} scale {row['scale']}: FAILED ({row['error']})"
+    return (f"{row['series']} scale {row['scale']:g}: {row['dofs']} DOFs, {row['contact_nodes']} "
+            f"contact nodes, {row['newton_iterations']} Newton it., contact solve "
+            f"{row['contact_solve_s']:.2f} s, linear solve {row['linear_solve_s']:.2f} s, ratio "
+            f"{row['ratio']:.2f}, contact work {100 * row['contact_share']:.1f} % of "
+            f"{row['total_s']:.1f} s, peak {row['peak_memory_gb']:.2f} GB ({row['backend']})")
+
+
+def write_tables(rows: list, out: Path) -> None:
+    """``bench.json``, ``bench.csv``, ``bench.md`` and ``bench_time.png`` in ``out``."""
+    meta = dict(machine=platform.machine(), python=platform.python_version(),
+                cpus=os.cpu_count(), date=time.strftime("%Y-%m-%d"))
+    (out / "bench.json").write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
+    with open(out / "bench.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    (out / "bench.md").write_text(markdown_table(rows, meta))
+    plot(rows, out / "bench_time.png")
+
+
+def _fmt(value, spec):
+    return "–" if value is None else format(value, spec)
+
+
+def markdown_table(rows: list, meta: dict) -> str:
+    head = ("| case | DOFs | contact nodes | backend | Newton it. | Krylov it. | contact solve s "
+            "| linear solve s | ratio | contact work % | assembly s | total s | peak GB "
+            "| peak pressure error |\n|" + "---|" * 14 + "\n")
+    lines = []
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['series']} (scale {r['scale']}) | failed: {r['error']} |" + " |" * 12)
+            continue
+        lines.append(
+            f"| {r['series']} | {r['dofs']:,} | {r['contact_nodes']:,} | {r['backend']} | "
+            f"{r['newton_iterations']} | {_fmt(r.get('krylov_iterations'), 'd')} | "
+            f"{r['contact_solve_s']:.2f} | {r['linear_solve_s']:.2f} | {_fmt(r['ratio'], '.2f')} | "
+            f"{100 * r['contact_share']:.1f} | {_fmt(r.get('assembly_s'), '.2f')} | "
+            f"{r['total_s']:.1f} | {r['peak_memory_gb']:.2f} | "
+            f"{_fmt(None if r['peak_pressure_error'] is None else 100 * r['peak_pressure_error'], '.2f')} % |")
+    note = (f"\nMeasured on {meta['machine']}, {meta['cpus']} CPUs, CPython {meta['python']}, "
+            f"{meta['date']}.\n")
+    return head + "\n".join(lines) + "\n" + note
+
+
+def plot(rows: list, path: Path) -> None:
+    """Log-log seconds against DOFs: contact solve and linear solve per series."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for name, color in zip(SERIES, ("tab:blue", "tab:red")):
+        ok = sorted((r for r in rows if r["series"] == name and "error" not in r),
+                    key=lambda r: r["dofs"])
+        if not ok:
+            continue
+        n = [r["dofs"] for r in ok]
+        ax.loglog(n, [r["contact_solve_s"] for r in ok], "o-", color=color, label=f"{name}: contact solve")
+        ax.loglog(n, [r["linear_solve_s"] for r in ok], "s--", color=color, label=f"{name}: linear solve")
+        ax.loglog(n, [r["total_s"] for r in ok], ":", color=color, label=f"{name}: whole run")
+    ax.set_xlabel("DOFs")
+    ax.set_ylabel("seconds")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(_worker(sys.argv[1:]))
