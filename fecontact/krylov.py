@@ -118,7 +118,9 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
     b1 : ndarray, shape (n,)
     b2 : ndarray, shape (e,)
     precondition : callable, (n,) -> (n,)
-        A fixed approximation of ``K^{-1}``.
+        A fixed approximation of ``K^{-1}``.  If it has a method
+        ``constrained(F_c)``, the preconditioner it returns (one for ``K``
+        restricted to ``ker F_c``) is used instead.
     atol : float
         Tolerance on the equilibrium residual ``|b1 - (K + D) du - E dl|``.
 
@@ -167,6 +169,8 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
         du_p = np.zeros_like(b1)
 
     r_prime = r_hat - apply_A(du_p)
+    if hasattr(precondition, "constrained"):
+        precondition = precondition.constrained(Fc)
     delta, iterations, converged = gmres(lambda x: project(apply_A(x)), project(r_prime),
                                          lambda r: project(precondition(r)), atol, max_iterations)
     du = du_p + delta

@@ -1,0 +1,175 @@
+"""The projected Krylov solve and the Krylov backends.
+
+The projected GMRES against a dense solve of the same block system; the
+Newton step of the ``amg`` and ``factorization`` backends against the direct
+backend's on frictional problems (sliding rows, a deformable master) and a
+frictionless 3D one; whole runs against the ``schur`` backend."""
+
+import numpy as np
+import pytest
+import scipy.linalg as la
+import scipy.sparse as sp
+
+from conftest import CASES
+from fecontact.build import build_model
+from fecontact.case import load_case
+from fecontact.krylov import gmres, projected_solve
+from fecontact.linsolve import AMG, DirectBackend, KrylovBackend, make_backend, rigid_body_modes
+from fecontact.newton import NewtonOptions, semismooth_newton
+from fecontact.run import run
+from fecontact.stepping import run_steps
+
+
+def _block_problem(seed, n=80, n_constraints=6, n_sliding=4, symmetric=False):
+    """A random SPD K, a small D, constraint rows (G = 0) and sliding rows (G != 0)."""
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, n, density=0.08, random_state=seed)
+    K = (A @ A.T + n * sp.eye(n)).tocsr()
+    support = rng.choice(n, 12, replace=False)
+    Dd = np.zeros((n, n))
+    Dd[np.ix_(support, support)] = 0.3 * rng.standard_normal((12, 12))
+    if symmetric:
+        Dd = Dd + Dd.T
+    e = n_constraints + n_sliding
+    F = np.zeros((e, n))
+    for r in range(e):
+        F[r, rng.choice(n, 3, replace=False)] = rng.standard_normal(3)
+    E = -F.T.copy() if symmetric else -F.T + 0.1 * (rng.random((n, e)) < 0.05) * rng.standard_normal((n, e))
+    G = np.zeros((e, e))
+    s = np.arange(n_constraints, e)
+    G[np.ix_(s, s)] = np.eye(n_sliding) + 0.2 * rng.standard_normal((n_sliding, n_sliding))
+    G[s, rng.integers(0, n_constraints, n_sliding)] = rng.standard_normal(n_sliding)
+    b1, b2 = rng.standard_normal(n), rng.standard_normal(e)
+    return K, sp.csr_matrix(Dd), sp.csr_matrix(E), sp.csr_matrix(F), sp.csr_matrix(G), b1, b2
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+@pytest.mark.parametrize("preconditioner", ["exact", "jacobi"])
+def test_projected_solve_matches_a_dense_solve(symmetric, preconditioner):
+    K, D, E, F, G, b1, b2 = _block_problem(3, symmetric=symmetric)
+    full = np.block([[K.toarray() + D.toarray(), E.toarray()], [F.toarray(), G.toarray()]])
+    exact = la.solve(full, np.concatenate([b1, b2]))
+    if preconditioner == "exact":
+        Kinv = la.inv(K.toarray())
+        precondition = lambda r: Kinv @ r                                   # noqa: E731
+    else:
+        precondition = lambda r: r / K.diagonal()                           # noqa: E731
+    atol = 1e-12 * np.linalg.norm(b1)
+    du, dl, report = projected_solve(lambda x: K @ x, D, E, F, G, b1, b2, precondition, atol)
+    assert report.converged and report.residual <= 1.01 * atol
+    n = K.shape[0]
+    np.testing.assert_allclose(du, exact[:n], rtol=0, atol=1e-9 * np.abs(exact[:n]).max())
+    np.testing.assert_allclose(dl, exact[n:], rtol=0, atol=1e-9 * np.abs(exact[n:]).max())
+    # the constraint rows hold to round-off, whatever the Krylov tolerance
+    loose, dl2, _ = projected_solve(lambda x: K @ x, D, E, F, G, b1, b2, precondition,
+                                    0.1 * np.linalg.norm(b1))
+    c = slice(0, 6)
+    np.testing.assert_allclose((F @ loose)[c], b2[c], atol=1e-10 * np.abs(b2).max())
+
+
+def test_gmres_meets_its_absolute_tolerance_on_the_true_residual():
+    K, *_ = _block_problem(5)
+    b = np.random.default_rng(0).standard_normal(K.shape[0])
+    for atol in (1e-2, 1e-8):
+        x, iterations, ok = gmres(lambda v: K @ v, b, lambda r: r / K.diagonal(), atol, 500)
+        assert ok and iterations > 0
+        assert np.linalg.norm(b - K @ x) <= 1.01 * atol
+
+
+COARSE = {
+    "hertz3d": ["bodies.0.mesh.h_contact=0.04", "bodies.0.mesh.h_far=0.3"],
+    "hertz2d_friction": ["bodies.0.mesh.h_contact=0.01", "bodies.0.mesh.grading=1.3",
+                         "steps.count=2"],
+    # a deformable master (node-to-segment, geometric stiffness D), Coulomb friction
+    "ironing2d": ["bodies.0.mesh.nx=40", "bodies.0.mesh.ny=6", "bodies.1.mesh.h_contact=0.1"],
+}
+
+
+def _model(name, extra=()):
+    return build_model(load_case(CASES / f"{name}.toml", COARSE[name] + list(extra)))
+
+
+@pytest.mark.parametrize("preconditioner", ["amg", "factorization"])
+@pytest.mark.parametrize("name", list(COARSE))
+def test_krylov_newton_step_equals_the_direct_one(name, preconditioner):
+    """With no inexactness allowed (eta = 0, tiny tolerance) the projected GMRES step is the exact step,
+    at an iterate with open, closed and (with friction) sliding nodes."""
+    model = _model(name)
+    problem = model.problem
+    direct = DirectBackend(problem)
+    # ironing: into the sliding phase first
+    start = 100 if name == "ironing2d" else 0
+    records, state, _ = run_steps(problem, direct, model.levels[:start], model.newton, model.stepping)
+    assert all(r.converged for r in records)
+    t = model.levels[start]
+    result = semismooth_newton(problem, direct, problem.unknowns(state), t, state,
+                               NewtonOptions(max_iterations=2))
+    ev = problem.evaluate(result.unknowns, t, state)
+    status = ev.contact.status
+    assert (status != 0).any() and (status == 0).any()
+    if name != "hertz3d":
+        assert (status == 2).any(), "no sliding node at the test iterate"
+    if name == "ironing2d":
+        assert ev.D.nnz > 0, "no geometric stiffness at the test iterate"
+    krylov = KrylovBackend(problem, preconditioner=preconditioner, tolerance=1e-11, eta_max=0.0)
+    a, b = direct.solve(ev), krylov.solve(ev)
+    np.testing.assert_allclose(b, a, rtol=0, atol=1e-7 * np.abs(a).max())
+    assert krylov.iterations > 0
+
+
+def test_constrained_multigrid_cycle_is_restored_without_constraints():
+    model = _model("hertz3d")
+    sysm = model.problem.system
+    amg = AMG(sysm.K_hat, rigid_body_modes(sysm))
+    r = np.random.default_rng(2).standard_normal(sysm.n_reduced)
+    before = amg(r)
+    rows = model.problem.contact_dofs[:20]
+    F = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)),
+                      shape=(rows.size, sysm.n_reduced))
+    changed = amg.constrained(F)(r)
+    assert np.linalg.norm(changed - before) > 1e-6 * np.linalg.norm(before)
+    restored = amg.constrained(sp.csr_matrix((0, sysm.n_reduced)))(r)
+    np.testing.assert_allclose(restored, before, rtol=1e-12, atol=1e-14 * np.abs(before).max())
+
+
+def test_rigid_body_modes_are_the_null_space_of_the_free_stiffness():
+    model = _model("hertz3d")
+    sysm = model.problem.system
+    modes = rigid_body_modes(sysm)
+    assert modes.shape == (sysm.n_reduced, 6)
+    # K (unconstrained, full numbering) annihilates them where no DOF is removed
+    X = sysm.reference_coords()
+    full = np.zeros((sysm.n_dofs, 6))
+    full[~sysm.fixed] = sysm.T[~sysm.fixed] @ modes
+    keep = ~sysm.fixed
+    interior = np.asarray(abs(sysm.K)[:, sysm.fixed].sum(axis=1)).ravel() == 0
+    rows = keep & interior
+    assert np.abs(sysm.K[rows][:, keep] @ full[keep]).max() < 1e-9 * abs(sysm.K).max() * np.abs(X).max()
+
+
+@pytest.mark.parametrize("backend", ["amg", "factorization"])
+def test_krylov_runs_give_the_schur_solution(tmp_path, backend):
+    case = CASES / "hertz3d.toml"
+    overrides = COARSE["hertz3d"] + ["steps.count=2"]
+    ref = run(case, tmp_path / "schur", overrides + ["solver.backend=schur"], write_vtu_files=False)
+    res = run(case, tmp_path / backend, overrides + [f"solver.backend={backend}"], write_vtu_files=False)
+    assert res.summary["converged"] and res.summary["backend"] == backend
+    assert res.summary["timings"]["krylov_iterations"] > 0
+    lam, lam_ref = res.state.multiplier[:, 0], ref.state.multiplier[:, 0]
+    np.testing.assert_array_equal(res.state.status != 0, ref.state.status != 0)
+    assert np.abs(lam - lam_ref).max() < 1e-6 * np.abs(lam_ref).max()
+    u, u_ref = res.state.u, ref.state.u
+    assert np.abs(u - u_ref).max() < 1e-7 * np.abs(u_ref).max()
+
+
+def test_auto_picks_amg_for_large_3d_problems_only(monkeypatch):
+    import fecontact.linsolve as linsolve
+
+    model = _model("hertz3d")
+    problem = model.problem
+    assert make_backend("auto", problem).name == "schur"
+    monkeypatch.setattr(linsolve, "AMG_THRESHOLD", problem.system.n_reduced)
+    assert make_backend("auto", problem).name == "amg"
+    two_d = _model("hertz2d_friction").problem
+    monkeypatch.setattr(linsolve, "AMG_THRESHOLD", 1)
+    assert make_backend("auto", two_d).name == "schur"
