@@ -312,7 +312,7 @@ def rigid_body_modes(system) -> np.ndarray:
 
 
 #: penalty stiffness, relative to the stiffness diagonal, of :meth:`AMG.constrained`
-PENALTY_PRECONDITIONER = 10000.0
+PENALTY_PRECONDITIONER = 10.0
 
 
 class AMG:
@@ -327,7 +327,7 @@ class AMG:
         smoother = ("gauss_seidel", {"sweep": "symmetric"})
         self.hierarchy = pyamg.smoothed_aggregation_solver(
             sp.csr_matrix(K), B=near_null_space, symmetry="symmetric",
-            strength=("symmetric", {"theta": 0.0}), max_coarse=500, coarse_solver="splu",
+            strength=("symmetric", {"theta": 0.0}), max_coarse=100, coarse_solver="splu",
             presmoother=smoother, postsmoother=smoother)
         self.cycle = self.hierarchy.aspreconditioner(cycle="V")
         self._base = [level.A for level in self.hierarchy.levels]
