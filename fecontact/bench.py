@@ -30,7 +30,7 @@ SERIES = {
     "hertz2d": dict(case="hertz2d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
                     sizes=(0.001, 0.08), scales=(4.0, 2.0, 1.0, 0.5, 0.25, 0.125)),
     "hertz3d": dict(case="hertz3d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
-                    sizes=(0.01, 0.15), scales=(2.0, 1.4, 1.0, 0.7, 0.5, 0.4, 0.29)),
+                    sizes=(0.01, 0.15), scales=(2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.225)),
 }
 
 COLUMNS = ("series", "scale", "dofs", "contact_nodes", "active_nodes", "backend",

@@ -492,16 +492,17 @@ BACKENDS = {"direct": DirectBackend, "schur": SchurBackend, "amg": KrylovBackend
             "factorization": KrylovBackend}
 
 
-#: reduced unknowns from which ``auto`` solves 3D problems with ``amg`` (see docs/benchmarks.md)
-AMG_THRESHOLD = 20_000
+#: reduced unknowns from which ``auto`` uses ``amg`` (see docs/scaling.md)
+AMG_THRESHOLD = 40_000
 
 
 def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
     """Backend by name.
 
-    ``"auto"`` picks ``amg`` for 3D problems of at least
+    ``"auto"`` picks ``amg`` for problems of at least
     :data:`AMG_THRESHOLD` reduced unknowns whose bodies are all supported,
-    and ``schur`` otherwise (which handles bodies held only by contact
+    and ``schur`` otherwise (smaller problems, where one factorisation and
+    the cached compliance of the contact DOFs serve many load steps cheaply) (which handles bodies held only by contact
     through pinned rigid-body modes), falling back to ``direct`` if the
     regularised bulk stiffness still cannot be factorised.  ``matrix`` is
     the constant bulk block of the Jacobian when it is not ``K_hat``
@@ -515,7 +516,7 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
         return DirectBackend(problem)
     if name in ("amg", "factorization"):
         return KrylovBackend(problem, matrix, name, tolerance)
-    if name == "auto" and problem.dim == 3 and problem.system.n_reduced >= AMG_THRESHOLD:
+    if name == "auto" and problem.system.n_reduced >= AMG_THRESHOLD:
         try:
             return KrylovBackend(problem, matrix, "amg", tolerance)
         except RuntimeError as err:

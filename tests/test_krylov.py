@@ -162,7 +162,7 @@ def test_krylov_runs_give_the_schur_solution(tmp_path, backend):
     assert np.abs(u - u_ref).max() < 1e-7 * np.abs(u_ref).max()
 
 
-def test_auto_picks_amg_for_large_3d_problems_only(monkeypatch):
+def test_auto_picks_amg_for_large_problems_with_supported_bodies(monkeypatch):
     import fecontact.linsolve as linsolve
 
     model = _model("hertz3d")
@@ -172,4 +172,8 @@ def test_auto_picks_amg_for_large_3d_problems_only(monkeypatch):
     assert make_backend("auto", problem).name == "amg"
     two_d = _model("hertz2d_friction").problem
     monkeypatch.setattr(linsolve, "AMG_THRESHOLD", 1)
-    assert make_backend("auto", two_d).name == "schur"
+    assert make_backend("auto", two_d).name == "amg"
+    # a body held only by contact: the factorised stiffness with pinned modes
+    floating = build_model(load_case(CASES / "patch2d.toml")).problem
+    assert floating.system.floating_bodies()
+    assert make_backend("auto", floating).name == "schur"
