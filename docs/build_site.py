@@ -45,6 +45,7 @@ PAGES = [
     ("Patch test", "patch_test.md"),
     ("Ironing", "ironing.md"),
     ("Search scaling", "search_scaling.md"),
+    ("Performance at scale", "scaling.md"),
     ("Design decisions", "decisions.md"),
 ]
 

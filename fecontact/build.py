@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,9 @@ class Model:
     backend: str
     dynamics: object = None               # DynamicsOptions of a dynamic case
     initial_velocity: np.ndarray | None = None
+    #: seconds spent building: ``mesh`` (generating or reading the meshes),
+    #: ``bodies`` (element checks), ``assembly`` (bulk stiffness and mass), ``build`` (all)
+    timings: dict = field(default_factory=dict, compare=False)
 
 
 #: default amplitude of loads and imposed displacements without a table: a ramp
@@ -119,9 +123,13 @@ def build_model(case: dict) -> Model:
     def amplitude(table, where):
         return _amplitude(table, where, source, default)
 
+    tic_build = time.perf_counter()
+    timings = {"mesh": 0.0, "bodies": 0.0}
     for i, spec in enumerate(case["bodies"]):
         where = f"bodies.{i}"
+        tic = time.perf_counter()
         mesh = _mesh(spec["mesh"], f"{where}.mesh", source, base)
+        timings["mesh"] += time.perf_counter() - tic
         mat = spec["material"]
         for key in ("E", "nu"):
             if key not in mat:
@@ -129,7 +137,9 @@ def build_model(case: dict) -> Model:
         try:
             material = Material(float(mat["E"]), float(mat["nu"]), mat.get("model", "plane_strain"),
                                 float(mat.get("density", 0.0)))
+            tic = time.perf_counter()
             body = Body.create(spec["name"], mesh, spec["element"], material)
+            timings["bodies"] += time.perf_counter() - tic
         except ValueError as err:
             raise CaseError(f"{source}: '{where}': {err}") from None
         if spec["name"] in index:
@@ -186,7 +196,9 @@ def build_model(case: dict) -> Model:
         placed.append(Load(load.name, full, load.amplitude))
     offsets = np.concatenate([[0], np.cumsum([b.n_nodes for b in bodies])])
     springs = [replace(s, dofs=bodies[0].dim * offsets[body] + s.dofs) for body, s in springs]
+    tic = time.perf_counter()
     system = build_system(bodies, dirichlet, couplings, placed, springs, with_mass=dynamic)
+    timings["assembly"] = time.perf_counter() - tic
 
     pairs = []
     for k, spec in enumerate(case["contact"]):
@@ -247,8 +259,10 @@ def build_model(case: dict) -> Model:
     stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)))
     problem = ContactProblem(system, pairs)
     if dynamic:
+        timings["build"] = time.perf_counter() - tic_build
         return Model(case, problem, (), newton, stepping, solver.get("backend", "auto"),
-                     _dynamics(case["dynamics"], stepping, source), np.concatenate(velocities))
+                     _dynamics(case["dynamics"], stepping, source), np.concatenate(velocities),
+                     timings)
     steps = case["steps"]
     if "levels" in steps:
         levels = tuple(float(v) for v in steps["levels"])
@@ -260,7 +274,9 @@ def build_model(case: dict) -> Model:
         levels = tuple(t_end * (i + 1) / count for i in range(count))
     if any(b <= a for a, b in zip((0.0,) + levels, levels)):
         raise CaseError(f"{source}: 'steps.levels' must increase from above 0")
-    return Model(case, problem, levels, newton, stepping, solver.get("backend", "auto"))
+    timings["build"] = time.perf_counter() - tic_build
+    return Model(case, problem, levels, newton, stepping, solver.get("backend", "auto"),
+                 timings=timings)
 
 
 def _dynamics(spec: dict, stepping: SteppingOptions, source: str):
