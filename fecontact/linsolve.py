@@ -183,13 +183,7 @@ class SchurBackend:
         for block in (J12, J21):
             block.eliminate_zeros()     # e.g. x-components against a horizontal flat
         D_full = _contact_block(ev)
-        # multipliers with u-independent, diagonal rows: dlam = B2/J22_ii
-        row_nnz_u = np.diff(J21.indptr)
-        offdiag = J22 - sp.diags(J22.diagonal())
-        offdiag.eliminate_zeros()
-        trivial = (row_nnz_u == 0) & (np.diff(offdiag.tocsr().indptr) == 0)
-        dlam = np.zeros(B2.shape)
-        dlam[trivial] = B2[trivial] / J22.diagonal()[trivial, None]
+        trivial, dlam = _open_rows(J21, J22, B2)
         B1 = B1 - J12[:, trivial] @ dlam[trivial]
         engaged = np.flatnonzero(~trivial)
         J12e = J12[:, engaged]
@@ -442,8 +436,9 @@ class KrylovBackend:
 def _open_rows(J21: sp.csr_matrix, J22: sp.csr_matrix, b2: np.ndarray) -> tuple:
     """Multipliers whose rows do not depend on ``u`` and are diagonal (open nodes).
 
-    Returns ``(trivial, dlam)``: a mask of those rows and ``dlam`` with
-    ``b2_i / J22_ii`` there (zero elsewhere).
+    Returns ``(trivial, dlam)``: a mask of those rows and ``dlam`` (the
+    shape of ``b2``: (m,) or (m, c)) with ``b2_i / J22_ii`` there, zero
+    elsewhere.
     """
     J21 = J21.copy()
     J21.eliminate_zeros()
@@ -452,7 +447,8 @@ def _open_rows(J21: sp.csr_matrix, J22: sp.csr_matrix, b2: np.ndarray) -> tuple:
     offdiag.eliminate_zeros()
     trivial = (row_nnz_u == 0) & (np.diff(offdiag.indptr) == 0)
     dlam = np.zeros(b2.shape)
-    dlam[trivial] = b2[trivial] / J22.diagonal()[trivial]
+    diagonal = J22.diagonal()[trivial]
+    dlam[trivial] = b2[trivial] / (diagonal if b2.ndim == 1 else diagonal[:, None])
     return trivial, dlam
 
 
