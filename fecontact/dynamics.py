@@ -210,7 +210,8 @@ class DynamicAnalysis:
         key = float(dt)
         if key not in self._backends:
             matrix = self.dynamics.effective_matrix(self.options.integrator, dt)
-            self._backends[key] = (make_backend(self.backend_name, self.problem, matrix), matrix)
+            self._backends[key] = (make_backend(self.backend_name, self.problem, matrix,
+                                                 self.newton.tolerance), matrix)
         return self._backends[key]
 
     def _prescribed_rate(self, t: float) -> np.ndarray:
@@ -262,7 +263,7 @@ class DynamicAnalysis:
     def _static(self, state: StepState) -> StepState:
         """Static contact solution under the loads at ``t = 0`` (one increment)."""
         problem = self.problem
-        backend = make_backend(self.backend_name, problem)
+        backend = make_backend(self.backend_name, problem, tolerance=self.newton.tolerance)
         x0 = problem.seed_touching(problem.unknowns(state), state)
         result, start, _ = solve_increment(problem, backend, x0, 0.0, state, self.newton,
                                            self.stepping, self.timings, [])

@@ -155,7 +155,7 @@ def export_case(case_path, step: int, overrides=()) -> ProblemFile:
         info["analysis"] = "dynamic"
         return from_state(problem, current.state, analysis.last_step[1], info)
     _check_step(case_path, step, len(model.levels), "load")
-    backend = make_backend(model.backend, problem)
+    backend = make_backend(model.backend, problem, tolerance=model.newton.tolerance)
     records, state, _ = run_steps(problem, backend, model.levels[:step], model.newton, model.stepping)
     if not records or not records[-1].converged:
         reason = records[-1].reason if records else "no step solved"
