@@ -124,16 +124,18 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
                 return NewtonResult(x, True, it, rel, tuple(history), "", ev, t_lin, t_con)
             break
         tic = time.perf_counter()
+        failure = ""
         try:
             dx = backend.solve(ev)
-        except (np.linalg.LinAlgError, ValueError, RuntimeError):
+        except (np.linalg.LinAlgError, ValueError, RuntimeError) as err:
             dx = np.full(x.size, np.nan)
+            failure = str(err)
         t_lin += time.perf_counter() - tic
         if not np.all(np.isfinite(dx)):
             first = int(np.flatnonzero(~np.isfinite(dx))[0])
-            return NewtonResult(x, False, it, rel, tuple(history),
-                                f"singular Newton system (non-finite step, first at "
-                                f"{problem.where(first)})", ev, t_lin, t_con)
+            reason = (f"the Newton system could not be solved: {failure}" if failure else
+                      f"singular Newton system (non-finite step, first at {problem.where(first)})")
+            return NewtonResult(x, False, it, rel, tuple(history), reason, ev, t_lin, t_con)
         phi0 = 0.5 * float(ev.residual @ ev.residual)
         alpha, best = 1.0, None
         tic = time.perf_counter()

@@ -177,3 +177,20 @@ def test_auto_picks_amg_for_large_problems_with_supported_bodies(monkeypatch):
     floating = build_model(load_case(CASES / "patch2d.toml")).problem
     assert floating.system.floating_bodies()
     assert make_backend("auto", floating).name == "schur"
+
+
+def test_a_linear_solve_that_fails_is_named_in_newtons_reason():
+    model = _model("hertz3d")
+    problem = model.problem
+    state = problem.initial_state()
+
+    class Failing:
+        name = "amg"
+
+        def solve(self, ev):
+            raise RuntimeError("GMRES did not reach 1e-12 (residual 3e-5)")
+
+    result = semismooth_newton(problem, Failing(), problem.unknowns(state), 1.0, state)
+    assert not result.converged
+    assert result.reason == ("the Newton system could not be solved: "
+                             "GMRES did not reach 1e-12 (residual 3e-5)")
