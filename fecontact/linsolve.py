@@ -486,6 +486,8 @@ def plain_krylov_solve(name: str, K: sp.spmatrix, system, rhs: np.ndarray,
 
 BACKENDS = {"direct": DirectBackend, "schur": SchurBackend, "amg": KrylovBackend,
             "factorization": KrylovBackend}
+#: the backends that solve by projected GMRES (every body must be supported)
+KRYLOV_BACKENDS = ("amg", "factorization")
 
 
 #: reduced unknowns from which ``auto`` uses ``amg`` (see docs/scaling.md)
@@ -510,7 +512,7 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
                          f"{', '.join(['auto', *BACKENDS])}")
     if name == "direct":
         return DirectBackend(problem)
-    if name in ("amg", "factorization"):
+    if name in KRYLOV_BACKENDS:
         return KrylovBackend(problem, matrix, name, tolerance)
     if name == "auto" and problem.system.n_reduced >= AMG_THRESHOLD:
         try:

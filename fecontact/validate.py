@@ -276,4 +276,21 @@ def model_findings(model) -> list:
     Element checks run when a body is created (:meth:`fecontact.bodies.Body.create`).
     """
     source = model.case["_path"]
-    return contact_findings(model, source) + rigid_mode_findings(model, source)
+    return (backend_findings(model, source) + contact_findings(model, source)
+            + rigid_mode_findings(model, source))
+
+
+def backend_findings(model, source: str) -> list:
+    """An unknown ``solver.backend``, or a Krylov backend for a body held only by contact."""
+    from .linsolve import BACKENDS, KRYLOV_BACKENDS
+
+    name = model.backend
+    if name != "auto" and name not in BACKENDS:
+        return [f"{source}: 'solver.backend' = {name!r} is not a backend; choose one of "
+                f"{', '.join(['auto', *BACKENDS])}"]
+    floating = model.problem.system.floating_bodies() if name in KRYLOV_BACKENDS else []
+    if floating:
+        return [f"{source}: 'solver.backend' = {name!r} needs every body supported, but "
+                f"{', '.join(repr(b) for b in floating)} is held only by contact (its stiffness "
+                f"is singular); use 'schur' or 'auto'"]
+    return []

@@ -194,3 +194,20 @@ def test_a_linear_solve_that_fails_is_named_in_newtons_reason():
     assert not result.converged
     assert result.reason == ("the Newton system could not be solved: "
                              "GMRES did not reach 1e-12 (residual 3e-5)")
+
+
+@pytest.mark.parametrize("case, backend, message", [
+    ("patch2d", "amg", "'solver.backend' = 'amg' needs every body supported, but 'upper' is held "
+                       "only by contact"),
+    ("stickslip", "factorization", "'solver.backend' = 'factorization' needs every body supported, "
+                                   "but 'block' is held only by contact"),
+    ("hertz2d", "magic", "'solver.backend' = 'magic' is not a backend; choose one of auto, direct"),
+])
+def test_unusable_backends_are_one_line_input_errors(case, backend, message, tmp_path, capsys):
+    from fecontact.cli import main
+
+    code = main(["run", str(CASES / f"{case}.toml"), "--out", str(tmp_path / "out"), "--quiet",
+                 "--set", f"solver.backend={backend}"])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
