@@ -58,9 +58,14 @@ def corner_jacobians(mesh: skfem.Mesh) -> np.ndarray:
     simplices; for quadrilaterals and hexahedra a sign change between corners
     means a twisted or non-convex element).
     """
-    element = mesh.elem()
     corners = type(mesh).init_refdom().p                       # (dim, n_corners)
     x = mesh.p[:, mesh.t]                                      # (dim, n_vertices, n_elements)
+    if isinstance(mesh, (skfem.MeshTri1, skfem.MeshTet1)):
+        # linear simplices: J = [x_1 - x_0, ..., x_d - x_0] at every corner
+        edges = np.moveaxis(x[:, 1:, :] - x[:, :1, :], -1, 0)    # (n_elements, dim, dim)
+        det = np.linalg.det(edges)
+        return np.repeat(det[:, None], corners.shape[1], axis=1)
+    element = mesh.elem()
     J = 0.0
     for i in range(mesh.t.shape[0]):
         _, grad = element.lbasis(corners, i)                   # (dim, n_corners)

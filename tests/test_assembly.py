@@ -221,3 +221,23 @@ def test_other_elements_build_the_basis_and_use_scikit_fem(element, mesh):
     assert abs(K - stiffness(body.basis, body.material)).max() == 0
     u = np.random.default_rng(5).standard_normal(K.shape[0])
     np.testing.assert_array_equal(body_von_mises(body, u), von_mises(body.basis, body.material, u))
+
+
+@pytest.mark.parametrize("mesh", [skfem.MeshTri1().refined(3), skfem.MeshTet1().refined(2)],
+                         ids=["tri", "tet"])
+def test_simplex_corner_jacobians_equal_the_shape_function_sum(mesh):
+    """The simplex shortcut of ``corner_jacobians`` against ``J = sum_i x_i grad N_i^T`` at the corners."""
+    from fecontact.validate import corner_jacobians
+
+    rng = np.random.default_rng(4)
+    mesh = type(mesh)(mesh.p + 0.02 * rng.standard_normal(mesh.p.shape), mesh.t)
+    element = mesh.elem()
+    corners = type(mesh).init_refdom().p
+    x = mesh.p[:, mesh.t]
+    J = 0.0
+    for i in range(mesh.t.shape[0]):
+        _, grad = element.lbasis(corners, i)
+        J = J + x[:, i, None, None, :] * grad[None, :, :, None]
+    expected = np.linalg.det(np.moveaxis(J, (0, 1), (-2, -1))).T
+    np.testing.assert_allclose(corner_jacobians(mesh), expected, rtol=1e-12,
+                               atol=1e-14 * np.abs(expected).max())
