@@ -142,9 +142,9 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
     Ec, Es = E[:, c], E[:, s]
     if s.size:
         lu_s = _factor(sp.csc_matrix(G[s][:, s]), "sliding block G_ss")
-        Gsc = G[s][:, c].toarray() if c.size else np.zeros((s.size, 0))
+        Gsc = G[s][:, c]
         EsGinv = _times_inverse(Es, lu_s)
-        E_hat = (Ec - EsGinv @ sp.csr_matrix(Gsc)).tocsc() if c.size else sp.csc_matrix((b1.size, 0))
+        E_hat = (Ec - EsGinv @ Gsc).tocsc()
         r_hat = b1 - EsGinv @ b2[s]
     else:
         EsGinv = None
@@ -179,7 +179,7 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
     if c.size:
         dl[c] = lu_c.solve(Fc @ rest)
     if s.size:
-        dl[s] = lu_s.solve(b2[s] - (Gsc @ dl[c] if c.size else 0.0) - Fs @ du)
+        dl[s] = lu_s.solve(b2[s] - Gsc @ dl[c] - Fs @ du)
     residual = float(np.linalg.norm(b1 - apply_K(du) - D @ du - E @ dl))
     return du, dl, KrylovReport(iterations, residual, converged)
 

@@ -290,19 +290,10 @@ def rigid_body_modes(system) -> np.ndarray:
     The near-null space that smoothed-aggregation multigrid needs for
     elasticity.  Returns shape (n_red, 3) in 2D and (n_red, 6) in 3D.
     """
-    dim = system.dim
-    X = system.reference_coords()
-    Xc = X - X.mean(axis=1, keepdims=True)
-    modes = []
-    for c in range(dim):
-        m = np.zeros_like(X)
-        m[c] = 1.0
-        modes.append(m)
-    for i, j in ([(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]):
-        m = np.zeros_like(X)
-        m[i], m[j] = -Xc[j], Xc[i]
-        modes.append(m)
-    return np.column_stack([system.to_reduced(m.T.ravel()) for m in modes])
+    from .system import rigid_motions
+
+    modes = rigid_motions(system.reference_coords())
+    return np.column_stack([system.to_reduced(m) for m in modes.T])
 
 
 #: penalty stiffness, relative to the stiffness diagonal, of :meth:`AMG.constrained`
@@ -500,9 +491,10 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
     ``"auto"`` picks ``amg`` for problems of at least
     :data:`AMG_THRESHOLD` reduced unknowns whose bodies are all supported,
     and ``schur`` otherwise (smaller problems, where one factorisation and
-    the cached compliance of the contact DOFs serve many load steps cheaply) (which handles bodies held only by contact
-    through pinned rigid-body modes), falling back to ``direct`` if the
-    regularised bulk stiffness still cannot be factorised.  ``matrix`` is
+    the cached compliance of the contact DOFs serve many load steps cheaply,
+    and bodies held only by contact are handled through pinned rigid-body
+    modes), falling back to ``direct`` if the regularised bulk stiffness
+    still cannot be factorised.  ``matrix`` is
     the constant bulk block of the Jacobian when it is not ``K_hat``
     (dynamics); ``tolerance`` is Newton's (the Krylov backends solve to a
     tenth of it at the end).

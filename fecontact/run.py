@@ -189,7 +189,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
                 "contact_solve": contact_solve,
                 "linear_reference": linear_ref,
                 "krylov_iterations": getattr(backend, "iterations", None),
-                **{f"build_{k}" if k != "build" else "build": v for k, v in model.timings.items()},
+                **model.timings,
                 "contact_solve_per_step_over_linear_reference": (
                     contact_solve / n_steps / linear_ref if linear_ref else None),
             },

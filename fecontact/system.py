@@ -23,6 +23,27 @@ import scipy.sparse as sp
 from .bodies import Body
 
 
+def rigid_motions(X: np.ndarray) -> np.ndarray:
+    """Rigid-body motions of nodes at ``X`` (dim, n), interleaved DOFs: shape (dim*n, 3 or 6).
+
+    The ``dim`` translations, then the rotations about the centroid (one in
+    2D; about z, x and y in 3D: ``(x, y) -> (-y, x)`` in the planes (0, 1),
+    (1, 2), (2, 0)).
+    """
+    dim = X.shape[0]
+    Xc = X - X.mean(axis=1, keepdims=True)
+    modes = []
+    for c in range(dim):
+        m = np.zeros_like(X)
+        m[c] = 1.0
+        modes.append(m)
+    for i, j in ([(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]):
+        m = np.zeros_like(X)
+        m[i], m[j] = -Xc[j], Xc[i]
+        modes.append(m)
+    return np.column_stack([m.T.ravel() for m in modes])
+
+
 @dataclass(frozen=True)
 class Amplitude:
     """Piecewise-linear amplitude ``a(t)`` from a table of ``(t, a)`` points.
@@ -188,16 +209,9 @@ class BulkSystem:
             Surviving modes (``r = 0`` for a supported body).
         """
         dim = self.dim
-        body = self.bodies[b]
-        X = body.node_coords
+        X = self.bodies[b].node_coords
         Xc = X - X.mean(axis=1, keepdims=True)
-        modes = [np.eye(dim)[:, [c]] * np.ones((1, X.shape[1])) for c in range(dim)]
-        pairs = [(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]
-        for i, j in pairs:
-            r = np.zeros_like(X)
-            r[i], r[j] = -Xc[j], Xc[i]
-            modes.append(r)
-        values = np.array([m.T.ravel() for m in modes]).T     # (body dofs, n_modes)
+        values = rigid_motions(X)                             # (body dofs, n_modes)
         rows = []
         for bc in self.dirichlet:
             if bc.body == b:

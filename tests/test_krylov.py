@@ -38,7 +38,8 @@ def _block_problem(seed, n=80, n_constraints=6, n_sliding=4, symmetric=False):
     G = np.zeros((e, e))
     s = np.arange(n_constraints, e)
     G[np.ix_(s, s)] = np.eye(n_sliding) + 0.2 * rng.standard_normal((n_sliding, n_sliding))
-    G[s, rng.integers(0, n_constraints, n_sliding)] = rng.standard_normal(n_sliding)
+    if n_constraints:
+        G[s, rng.integers(0, n_constraints, n_sliding)] = rng.standard_normal(n_sliding)
     b1, b2 = rng.standard_normal(n), rng.standard_normal(e)
     return K, sp.csr_matrix(Dd), sp.csr_matrix(E), sp.csr_matrix(F), sp.csr_matrix(G), b1, b2
 
@@ -65,6 +66,20 @@ def test_projected_solve_matches_a_dense_solve(symmetric, preconditioner):
                                     0.1 * np.linalg.norm(b1))
     c = slice(0, 6)
     np.testing.assert_allclose((F @ loose)[c], b2[c], atol=1e-10 * np.abs(b2).max())
+
+
+def test_projected_solve_with_sliding_rows_only():
+    """No constraint row: nothing to project, the sliding rows are substituted."""
+    K, D, E, F, G, b1, b2 = _block_problem(7, n_constraints=0, n_sliding=4)
+    full = np.block([[K.toarray() + D.toarray(), E.toarray()], [F.toarray(), G.toarray()]])
+    exact = la.solve(full, np.concatenate([b1, b2]))
+    Kinv = la.inv(K.toarray())
+    du, dl, report = projected_solve(lambda x: K @ x, D, E, F, G, b1, b2, lambda r: Kinv @ r,
+                                     1e-12 * np.linalg.norm(b1))
+    assert report.converged
+    n = K.shape[0]
+    np.testing.assert_allclose(du, exact[:n], rtol=0, atol=1e-9 * np.abs(exact[:n]).max())
+    np.testing.assert_allclose(dl, exact[n:], rtol=0, atol=1e-9 * np.abs(exact[n:]).max())
 
 
 def test_gmres_meets_its_absolute_tolerance_on_the_true_residual():
