@@ -58,7 +58,7 @@ def _amplitude(table, where: str, source: str, default: Amplitude | None = None)
 
 
 def _mesh(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
-    from .meshgen import GENERATORS
+    from .mesh import GENERATORS
 
     if "file" in spec:
         path = base / spec["file"]

@@ -30,92 +30,17 @@ what to do.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-import skfem
 
+from .mesh.quality import format_point
 from .problem import kinematic_operator
 from .surface import ContactSurface
 
-#: relative corner Jacobian below which an element counts as degenerate
-DEGENERATE = 1e-8
 #: default initial-penetration tolerance, relative to the model's bounding-box diagonal
 PENETRATION = 1e-6
 OBSTACLE_NAMES = {"RigidLine": "line", "RigidCircle": "circle", "RigidPlane": "plane",
                   "RigidSphere": "sphere"}
 #: slave nodes whose gap is within this fraction of the surface extent of the smallest take part in the facing check
 NEAR = 0.1
-
-
-def _fmt(x: np.ndarray) -> str:
-    return "(" + ", ".join(f"{v:.6g}" for v in x) + ")"
-
-
-def corner_jacobians(mesh: skfem.Mesh) -> np.ndarray:
-    r"""``det J`` of every element at each reference corner, shape (n_elements, n_corners).
-
-    ``J = sum_i x_i (grad N_i)^T`` with the element's reference shape
-    functions ``N_i`` evaluated at its reference vertices (constant for
-    simplices; for quadrilaterals and hexahedra a sign change between corners
-    means a twisted or non-convex element).
-    """
-    corners = type(mesh).init_refdom().p                       # (dim, n_corners)
-    x = mesh.p[:, mesh.t]                                      # (dim, n_vertices, n_elements)
-    if isinstance(mesh, (skfem.MeshTri1, skfem.MeshTet1)):
-        # linear simplices: J = [x_1 - x_0, ..., x_d - x_0] at every corner
-        edges = np.moveaxis(x[:, 1:, :] - x[:, :1, :], -1, 0)    # (n_elements, dim, dim)
-        det = np.linalg.det(edges)
-        return np.repeat(det[:, None], corners.shape[1], axis=1)
-    element = mesh.elem()
-    J = 0.0
-    for i in range(mesh.t.shape[0]):
-        _, grad = element.lbasis(corners, i)                   # (dim, n_corners)
-        J = J + x[:, i, None, None, :] * grad[None, :, :, None]  # (dim, dim, n_corners, n_el)
-    return np.linalg.det(np.moveaxis(J, (0, 1), (-2, -1))).T
-
-
-def element_findings(mesh: skfem.Mesh) -> list:
-    """Problems of a mesh as ``(kind, element index, message)``; empty when the mesh is sound."""
-    out = []
-    p, t = mesh.p, mesh.t
-    bad = ~np.all(np.isfinite(p), axis=0)
-    if np.any(bad):
-        node = int(np.flatnonzero(bad)[0])
-        return [("coordinates", node, f"node {node} has non-finite coordinates "
-                                      f"({int(bad.sum())} such nodes)")]
-    dim = p.shape[0]
-    det = corner_jacobians(mesh)                              # (n_elements, n_corners)
-    extent = np.linalg.norm(p[:, t].max(axis=1) - p[:, t].min(axis=1), axis=0)   # (n_elements,)
-    rel = det / np.maximum(extent, 1e-300)[:, None] ** dim
-    degenerate = np.min(np.abs(rel), axis=1) <= DEGENERATE
-    if np.any(degenerate):
-        e = int(np.flatnonzero(degenerate)[0])
-        out.append(("degenerate", e, f"element {e} at {_fmt(p[:, t[:, e]].mean(axis=1))} is "
-                                     f"degenerate (zero area or volume; elements affected: "
-                                     f"{int(degenerate.sum())}); fix the mesh"))
-        return out
-    twisted = np.any(np.sign(rel) != np.sign(rel[:, :1]), axis=1)
-    # neighbours on the same side of their shared facet: a fold
-    interior = np.flatnonzero(mesh.f2t[1] >= 0)
-    fv = mesh.facets[:, interior]
-    c = p[:, fv].mean(axis=1)
-    if dim == 2:
-        edge = p[:, fv[1]] - p[:, fv[0]]
-        normal = np.array([edge[1], -edge[0]])
-    else:
-        normal = np.cross(p[:, fv[1]] - p[:, fv[0]], p[:, fv[2]] - p[:, fv[0]], axis=0)
-    centroid = p[:, t].mean(axis=1)
-    side_a = np.einsum("ij,ij->j", normal, centroid[:, mesh.f2t[0, interior]] - c)
-    side_b = np.einsum("ij,ij->j", normal, centroid[:, mesh.f2t[1, interior]] - c)
-    folded = np.zeros(t.shape[1], dtype=bool)
-    folded[mesh.f2t[:, interior[side_a * side_b > 0]].ravel()] = True
-    inverted = twisted | folded
-    if np.any(inverted):
-        e = int(np.flatnonzero(inverted)[0])
-        why = ("its corner Jacobians change sign (twisted or non-convex)" if twisted[e]
-               else "it overlaps a neighbour across their shared facet")
-        out.append(("inverted", e, f"element {e} at {_fmt(centroid[:, e])} is inverted: {why} "
-                                   f"(elements affected: {int(inverted.sum())}); fix the mesh"))
-    return out
 
 
 def surface_normals(problem, surface: ContactSurface) -> np.ndarray:
@@ -170,7 +95,7 @@ def contact_findings(model, source: str) -> list:
         if np.any(undefined):
             i = int(np.flatnonzero(undefined)[0])
             out.append(f"{source}: '{where}': the projection of slave node {int(pair.slave.nodes[i])} "
-                       f"of body {body.name!r} at {_fmt(xs[:, i])} onto the master is undefined "
+                       f"of body {body.name!r} at {format_point(xs[:, i])} onto the master is undefined "
                        f"(non-finite gap or normal; nodes affected: {int(undefined.sum())}), e.g. a node "
                        f"at the centre of a circle or sphere obstacle; move the obstacle")
             continue
@@ -192,7 +117,7 @@ def contact_findings(model, source: str) -> list:
         if np.any(deep):
             i = int(np.argmin(gap))
             node = int(pair.slave.nodes[i])
-            out.append(f"{source}: '{where}': initial penetration {-gap[i]:.4g} at {_fmt(xs[:, i])} "
+            out.append(f"{source}: '{where}': initial penetration {-gap[i]:.4g} at {format_point(xs[:, i])} "
                        f"(node {node} of body {body.name!r}; {int(deep.sum())} slave nodes beyond "
                        f"the tolerance {tol:.3g}); move the bodies apart, or raise "
                        f"'{where}.penetration_tolerance' to accept an interference fit")
@@ -211,7 +136,7 @@ def _describe(mode: np.ndarray, dim: int) -> str:
         if np.sum(np.abs(direction) > 1e-3) == 1:
             parts.append(f"translation along {axes[int(np.argmax(np.abs(direction)))]}")
         else:
-            parts.append("translation along " + _fmt(direction))
+            parts.append("translation along " + format_point(direction))
     if np.abs(rest).max() > 1e-6 * max(np.abs(mode).max(), 1e-300):
         parts.append("rotation")
     return " and ".join(parts) or "rigid motion"

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 import skfem
 
-from fecontact import meshgen
+from fecontact import mesh as meshgen
 from fecontact.assembly import p1_displacement_gradients, p1_stiffness, simplex_gradients
 from fecontact.bodies import Body
 from fecontact.elasticity import (Material, body_stiffness, body_von_mises, stiffness,
@@ -227,7 +227,7 @@ def test_other_elements_build_the_basis_and_use_scikit_fem(element, mesh):
                          ids=["tri", "tet"])
 def test_simplex_corner_jacobians_equal_the_shape_function_sum(mesh):
     """The simplex shortcut of ``corner_jacobians`` against ``J = sum_i x_i grad N_i^T`` at the corners."""
-    from fecontact.validate import corner_jacobians
+    from fecontact.mesh.quality import corner_jacobians
 
     rng = np.random.default_rng(4)
     mesh = type(mesh)(mesh.p + 0.02 * rng.standard_normal(mesh.p.shape), mesh.t)

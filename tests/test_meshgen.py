@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from skfem import MeshQuad, MeshTri
 
-from fecontact.meshgen import GENERATORS, half_disc, rectangle
+from fecontact.mesh import GENERATORS
+from fecontact.mesh.generate2d import half_disc, rectangle
 
 CASES = {
     "unit-lower": dict(radius=1.0, center=(0.0, 1.0), side="lower",
@@ -224,7 +225,7 @@ def test_registry():
 
 
 def test_rectangle_rotation_keeps_boundaries_and_shape():
-    from fecontact.meshgen import rectangle
+    from fecontact.mesh.generate2d import rectangle
     base = rectangle(0.0, 1.0, 0.0, 0.5, 4, 2, element="quad")
     turned = rectangle(0.0, 1.0, 0.0, 0.5, 4, 2, element="quad", angle=30.0)
     a = np.deg2rad(30.0)

@@ -8,7 +8,8 @@ import pytest
 from skfem import ElementHex1, ElementTetP1, FacetBasis, MeshHex1, MeshTet1
 from skfem.mapping import MappingIsoparametric
 
-from fecontact.meshgen import GENERATORS, box, hemisphere
+from fecontact.mesh import GENERATORS
+from fecontact.mesh.generate3d import box, hemisphere
 
 CASES = {
     "unit-lower": dict(radius=1.0, center=(0.0, 0.0, 1.0), side="lower",
