@@ -13,7 +13,11 @@ from .bodies import Body
 from .case import CaseError
 from .contact import ContactPair, RigidCircle, RigidLine, RigidPlane, RigidSphere
 from .elasticity import Material, constant_load
-from .friction.laws import LAWS, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
+from .friction.base import LAWS
+from .friction.coulomb import Coulomb
+from .friction.ipc import SmoothIPC
+from .friction.static_kinetic import StaticKinetic
+from .friction.velocity import VelocityDependent
 from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .friction.laws import Coulomb
+from .friction.coulomb import Coulomb
 from .jet import concatenate_jets
 from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
 from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
@@ -78,7 +78,7 @@ class ContactPair:
     c_n, c_t : ndarray, shape (m,)
         Augmentation parameters per slave node.
     law : friction law, optional
-        :mod:`fecontact.friction.laws`; default ``Coulomb(mu)``.
+        :mod:`fecontact.friction.base`; default ``Coulomb(mu)``.
     formulation : str
         ``"node_to_segment"`` (node-to-segment in 2D, node-to-facet in 3D) or
         ``"mortar"`` (2D segment-to-segment, :mod:`fecontact.mortar`).

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .contact import ContactPair, PairKinematics, pair_kinematics, stack
 from .friction import ContactResidual, alart_curnier
-from .friction.laws import concatenate
+from .friction.base import concatenate
 from .kinematics3d import reference_directions
 from .surface import ContactSurface
 from .system import BulkSystem
@@ -83,7 +83,7 @@ class StepState:
         Master segment or facet each node projects on (``-1`` for obstacles).
     friction : ndarray of int, shape (m,)
         State of each node's friction law for the next increment
-        (:data:`fecontact.friction.laws.STUCK`, ``SLIDING``, ``RESTUCK``).
+        (:data:`fecontact.friction.base.STUCK`, ``SLIDING``, ``RESTUCK``).
     multiplier_basis : ndarray, shape (m, dim-1, dim)
         Basis of the ``lam_t`` components: the slip directions of the
         increment that produced them (its start-of-increment ``tangent``).

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .friction.laws import Coulomb
+from .friction.coulomb import Coulomb
 from .newton import NewtonOptions, NewtonResult, semismooth_newton
 from .problem import ContactProblem, IncrementStart, StepState
 

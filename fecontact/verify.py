@@ -34,7 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .friction.laws import Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
+from .friction.coulomb import Coulomb
+from .friction.ipc import SmoothIPC
+from .friction.static_kinetic import StaticKinetic
+from .friction.velocity import VelocityDependent
 from .problem import ContactProblem, StepState, kinematic_operator
 
 TOLERANCE = 1e-6

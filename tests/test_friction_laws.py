@@ -6,8 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fecontact.friction import alart_curnier
-from fecontact.friction.laws import (RESTUCK, SLIDING, STUCK, Coulomb, SmoothIPC, StaticKinetic,
-                                     VelocityDependent)
+from fecontact.friction import RESTUCK, SLIDING, STUCK, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
 
 LAWS = {
     "coulomb": Coulomb(0.3),

@@ -17,8 +17,7 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from fecontact.friction.laws import (SLIDING, STUCK, Coulomb, SmoothIPC, StaticKinetic,  # noqa: E402
-                                     VelocityDependent)
+from fecontact.friction import SLIDING, STUCK, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 C_T = 1e3

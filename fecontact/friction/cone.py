@@ -134,7 +134,7 @@ def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
         Augmentation parameters (traction per length).
     friction : ndarray, shape (m,), or callable
         Coulomb coefficient per node, or ``friction(trial, lam_hat) ->
-        FrictionResponse`` (:mod:`fecontact.friction.laws`), evaluated with
+        FrictionResponse`` (:mod:`fecontact.friction.base`), evaluated with
         the trial traction ``z = lam_t - c_t slip`` and the augmented normal
         traction.
     penalty : ndarray, shape (m,), optional

@@ -45,7 +45,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..friction.laws import SmoothIPC
+from ..friction.ipc import SmoothIPC
 from ..problem import ContactProblem, StepState, kinematic_operator
 from .io import ProblemFile
 from .problem import GlobalProblem, PFCError

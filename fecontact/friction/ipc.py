@@ -1,0 +1,62 @@
+"""The IPC Toolkit's smooth static-to-kinetic friction with a lagged normal force."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import FrictionLaw, FrictionResponse
+
+from .smooth import smooth_mu, smooth_mu_f1_over_x, smooth_mu_f2_x_minus_mu_f1_over_x3
+
+
+@dataclass(frozen=True)
+class SmoothIPC(FrictionLaw):
+    r"""Smooth static-to-kinetic friction (IPC Toolkit), lagged normal force.
+
+    .. math::
+
+        F = -\mu(y)\,\lambda_{n0}\,f_1(y)\,\frac{v}{y}, \qquad
+        v = \frac{\Delta s}{\Delta t},\; y = |v|,
+
+    with ``lam_n0`` the normal traction at the start of the increment (as in
+    the IPC Toolkit, one lag per increment, no re-solves; a node touching
+    without a lagged force yet -- at the first increment -- uses its current
+    normal traction, with its derivative) and
+    ``mu``, ``f1`` from :mod:`fecontact.friction.smooth` (velocity threshold
+    ``eps_v``).  ``F`` is a smooth function of the slip: no return map, no
+    stick constraint (below ``eps_v`` the node creeps at a rate
+    proportional to the force), and
+
+    .. math::
+
+        \frac{\partial F}{\partial \Delta s} = -\frac{\lambda_{n0}}{\Delta t}
+        \Big[(\mu f_1/x)(y)\, I + \big((\mu f_1)'x - \mu f_1\big)/x^3\,(y)\; v v^T\Big].
+
+    Nodes with ``y < eps_v`` report as stuck, the others as sliding; open
+    nodes (``lam_hat = 0``) carry no friction whatever ``lam_n0``.
+    """
+
+    mu_s: float
+    mu_k: float
+    eps_v: float
+    name = "ipc"
+
+    def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
+        m, q = slip.shape
+        v = slip / dt
+        y = np.linalg.norm(v, axis=1)
+        lagged = normal0 > 0.0
+        # open nodes carry none; nodes without a lagged force yet use the current one
+        lam = np.where(engaged & (normal > 0.0), np.where(lagged, normal0, normal), 0.0)
+        g = smooth_mu_f1_over_x(y, self.mu_s, self.mu_k, self.eps_v)
+        h = smooth_mu_f2_x_minus_mu_f1_over_x3(y, self.mu_s, self.mu_k, self.eps_v)
+        h = np.where(y > 0.0, h, 0.0)          # v v^T vanishes at rest
+        traction = -(lam * g)[:, None] * v
+        d_slip = -(lam / dt)[:, None, None] * (g[:, None, None] * np.eye(q)
+                                              + h[:, None, None] * v[:, :, None] * v[:, None, :])
+        mu = smooth_mu(y, self.mu_s, self.mu_k, self.eps_v)
+        d_normal = np.where((engaged & (normal > 0.0) & ~lagged)[:, None], -g[:, None] * v, 0.0)
+        return FrictionResponse(traction, np.zeros((m, q, q)), d_normal, d_slip,
+                                engaged & (y >= self.eps_v), np.where(engaged, mu, 0.0))

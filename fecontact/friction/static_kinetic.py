@@ -1,0 +1,49 @@
+"""Static/kinetic Coulomb friction with a stick-slip state machine (breakaway at ``mu_s``, sliding at ``mu_k``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import RESTUCK, SLIDING, STUCK, FrictionLaw, FrictionResponse, cone_response
+
+
+@dataclass(frozen=True)
+class StaticKinetic(FrictionLaw):
+    r"""Static/kinetic Coulomb friction, ``mu_s >= mu_k``, with a stick–slip state machine.
+
+    State per node at the start of an increment: ``STUCK`` (or never in
+    contact), ``SLIDING`` or ``RESTUCK``.  The disk radius is ``mu_s lam_hat``
+    for stuck and re-stuck nodes and ``mu_k lam_hat`` for sliding ones:
+
+    * a stuck node stays stuck while ``|z| <= mu_s lam_hat``; when the
+      converged increment has it beyond (breakaway), :meth:`revise` marks it
+      sliding and the increment is solved again, so that in the increment of
+      breakaway the traction is already ``mu_k lam_hat`` opposing the slip;
+    * a sliding node whose trial traction falls inside the kinetic disk
+      (the slip rate stopped or reversed) sticks: ``Delta s = 0`` and its
+      traction is the trial, i.e. the current traction -- the elastic
+      tangential state restarts from it.  It is ``RESTUCK`` for the next
+      increment, with the static radius again.
+    """
+
+    mu_s: float
+    mu_k: float
+    name = "static_kinetic"
+
+    def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
+        mu = np.where(state == SLIDING, self.mu_k, self.mu_s)
+        return cone_response(trial, normal, np.where(engaged, mu, 0.0))
+
+    def next_state(self, state, response, closed):
+        sticks = closed & ~response.sliding
+        return np.where(closed & response.sliding, SLIDING,
+                        np.where(sticks & (state == SLIDING), RESTUCK, STUCK))
+
+    def revise(self, state, response, closed):
+        """Start state with the nodes that broke away in this increment marked sliding, or None."""
+        broke = closed & response.sliding & (state != SLIDING) & (self.mu_k != self.mu_s)
+        if not np.any(broke):
+            return None
+        return np.where(broke, SLIDING, state)
