@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import skfem
 
-from .bodies import Body
+from .bodies.body import Body
 from .case import CaseError
 from .contact import ContactPair, RigidCircle, RigidLine, RigidPlane, RigidSphere
-from .elasticity import Material, constant_load
+from .bodies.elasticity import Material, constant_load
 from .friction.base import LAWS
 from .friction.coulomb import Coulomb
 from .friction.ipc import SmoothIPC
@@ -22,7 +22,7 @@ from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
 from .surface import ContactSurface, contact_surface
-from .system import Amplitude, Coupling, Dirichlet, Load, Spring, build_system
+from .bodies.system import Amplitude, Coupling, Dirichlet, Load, Spring, build_system
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
 FORMULATIONS = ("node_to_segment", "mortar")

@@ -20,7 +20,7 @@ from .mortar import gather_rows, weighted_kinematics
 from .mortar3d import facing_pairs, pair_integrals
 from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
 from .surface import ContactSurface
-from .system import Amplitude, BulkSystem
+from .bodies.system import Amplitude, BulkSystem
 
 
 @dataclass(frozen=True)

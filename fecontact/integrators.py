@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .system import BulkSystem
+from .bodies.system import BulkSystem
 
 INTEGRATORS = ("newmark", "hht", "generalized_alpha")
 

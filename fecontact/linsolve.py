@@ -290,7 +290,7 @@ def rigid_body_modes(system) -> np.ndarray:
     The near-null space that smoothed-aggregation multigrid needs for
     elasticity.  Returns shape (n_red, 3) in 2D and (n_red, 6) in 3D.
     """
-    from .system import rigid_motions
+    from .bodies.system import rigid_motions
 
     modes = rigid_motions(system.reference_coords())
     return np.column_stack([system.to_reduced(m) for m in modes.T])

@@ -233,7 +233,7 @@ def uniform_stress(model, state, ref: dict) -> dict:
     ``reference.contact``, the largest deviation of the nodal contact
     pressures from ``n . sigma . n``.
     """
-    from .elasticity import stress
+    from .bodies.elasticity import stress
 
     system = model.problem.system
     exact = np.asarray(ref.get("stress"), float)

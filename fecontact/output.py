@@ -40,7 +40,7 @@ from xml.sax.saxutils import quoteattr
 import meshio
 import numpy as np
 
-from .elasticity import body_von_mises
+from .bodies.elasticity import body_von_mises
 from .problem import ContactProblem, StepState
 
 # scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)

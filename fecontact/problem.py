@@ -34,7 +34,7 @@ from .friction import ContactResidual, alart_curnier
 from .friction.base import concatenate
 from .kinematics3d import reference_directions
 from .surface import ContactSurface
-from .system import BulkSystem
+from .bodies.system import BulkSystem
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ import scipy.sparse as sp
 import skfem
 
 from fecontact import mesh as meshgen
-from fecontact.assembly import p1_displacement_gradients, p1_stiffness, simplex_gradients
-from fecontact.bodies import Body
-from fecontact.elasticity import (Material, body_stiffness, body_von_mises, stiffness,
-                                  von_mises)
+from fecontact.bodies.p1 import p1_displacement_gradients, p1_stiffness, simplex_gradients
+from fecontact.bodies.body import Body
+from fecontact.bodies.elasticity import (Material, body_stiffness, body_von_mises, stiffness,
+                                         von_mises)
 from fecontact.mass import node_adjacency
 
 

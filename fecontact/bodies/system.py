@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .bodies import Body
+from .body import Body
 
 
 def rigid_motions(X: np.ndarray) -> np.ndarray:

@@ -70,7 +70,7 @@ class Body:
         if not isinstance(mesh, mesh_type):
             raise ValueError(f"body {name!r}: element {element} needs a {mesh_type.__name__} "
                              f"mesh, got {type(mesh).__name__}")
-        from .mesh.quality import element_findings
+        from ..mesh.quality import element_findings
 
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")

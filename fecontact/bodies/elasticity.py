@@ -1,9 +1,9 @@
 """Linear elasticity: materials and the assembled bulk operators.
 
 The bulk stiffness of linear elasticity does not change during a contact
-solve, so it is assembled once per problem (see :mod:`fecontact.system`).
+solve, so it is assembled once per problem (see :mod:`fecontact.bodies.system`).
 Bodies of linear triangles and tetrahedra (element ``"P1"``) take a fast
-path without quadrature (:mod:`fecontact.assembly`) in
+path without quadrature (:mod:`fecontact.bodies.p1`) in
 :func:`body_stiffness` and :func:`body_von_mises`; the functions taking a
 scikit-fem basis work for every element.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import skfem
 from skfem.helpers import ddot, dot, eye, sym_grad, trace
 
-from .assembly import p1_displacement_gradients, p1_stiffness
+from .p1 import p1_displacement_gradients, p1_stiffness
 
 PLANE_MODELS = ("plane_strain", "plane_stress")
 
@@ -72,9 +72,9 @@ class Material:
 
 
 def body_stiffness(body):
-    """Bulk stiffness of a :class:`fecontact.bodies.Body` (scipy.sparse CSR).
+    """Bulk stiffness of a :class:`fecontact.bodies.body.Body` (scipy.sparse CSR).
 
-    P1 bodies use :func:`fecontact.assembly.p1_stiffness` and never build the
+    P1 bodies use :func:`fecontact.bodies.p1.p1_stiffness` and never build the
     scikit-fem basis; other elements use :func:`stiffness`.  Both give the
     same matrix to round-off in the same DOF layout; the P1 pattern also
     keeps the explicit zeros of the full ``dim x dim`` block of every vertex
@@ -175,10 +175,10 @@ def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarr
 
 
 def body_von_mises(body, u: np.ndarray) -> np.ndarray:
-    """Von Mises stress per DOF node of a :class:`fecontact.bodies.Body`, shape (n_nodes,).
+    """Von Mises stress per DOF node of a :class:`fecontact.bodies.body.Body`, shape (n_nodes,).
 
     P1 bodies: the strain is constant on every element, computed from
-    :func:`fecontact.assembly.simplex_gradients` without the scikit-fem
+    :func:`fecontact.bodies.p1.simplex_gradients` without the scikit-fem
     basis; other elements use :func:`von_mises`.
 
     Parameters

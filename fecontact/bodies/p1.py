@@ -56,7 +56,7 @@ def simplex_gradients(p: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndar
     measures : ndarray, shape (n_elements,)
         Areas (2D) or volumes (3D), positive whatever the orientation.
         Degenerate elements (zero measure) give non-finite gradients;
-        :meth:`fecontact.bodies.Body.create` rejects such meshes.
+        :meth:`fecontact.bodies.body.Body.create` rejects such meshes.
 
     Raises
     ------
@@ -126,7 +126,7 @@ def p1_stiffness(p: np.ndarray, t: np.ndarray, lam: float, mu: float) -> sp.csr_
         Element vertices.
     lam, mu : float
         Lamé parameters (in 2D those of the plane model, see
-        :meth:`fecontact.elasticity.Material.lame`).
+        :meth:`fecontact.bodies.elasticity.Material.lame`).
 
     Returns
     -------
