@@ -6,7 +6,7 @@ Synthetic surfaces: a master made of n segments (2D) or 2n triangles (3D, a
 structured grid) of the wavy surface y = 0.05 sin(2 pi x) (z = ...
 sin(2 pi x) sin(2 pi y) in 3D), and n slave nodes at random positions just
 above it.  Each size is timed as the best of three calls of
-:func:`fecontact.search.closest_segments` / :func:`closest_facets`.
+:func:`fecontact.contact.search.closest_segments` / :func:`closest_facets`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fecontact.search import closest_facets, closest_segments
+from fecontact.contact.search import closest_facets, closest_segments
 
 ROOT = Path(__file__).resolve().parents[1]
 

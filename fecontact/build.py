@@ -11,7 +11,8 @@ import skfem
 
 from .bodies.body import Body
 from .case import CaseError
-from .contact import ContactPair, RigidCircle, RigidLine, RigidPlane, RigidSphere
+from .contact.pairs import ContactPair
+from .contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
 from .bodies.elasticity import Material, constant_load
 from .friction.base import LAWS
 from .friction.coulomb import Coulomb
@@ -21,7 +22,7 @@ from .friction.velocity import VelocityDependent
 from .newton import NewtonOptions
 from .problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
-from .surface import ContactSurface, contact_surface
+from .contact.surface import ContactSurface, contact_surface
 from .bodies.system import Amplitude, Coupling, Dirichlet, Load, Spring, build_system
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}

@@ -41,7 +41,7 @@ from .mass import MassSolver, project_velocity, redistribute
 from .newton import NewtonOptions
 from .problem import ContactProblem, StepState, kinematic_operator
 from .stepping import SteppingOptions, commit, solve_increment
-from .surface import ContactSurface
+from .contact.surface import ContactSurface
 
 logger = logging.getLogger(__name__)
 

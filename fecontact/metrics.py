@@ -12,9 +12,9 @@ import numpy as np
 from .analytic import CattaneoMindlinLine, HertzLine, relative_l2_error
 from .analytic3d import CattaneoMindlinSphere, HertzSphere, weighted_l2_error
 from .case import CaseError
-from .contact import ContactPair
+from .contact.pairs import ContactPair
 from .friction import OPEN, SLIP, STICK
-from .surface import ContactSurface
+from .contact.surface import ContactSurface
 
 
 def _metric(value, reference=None) -> dict:

@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .contact import ContactPair, PairKinematics, pair_kinematics, stack
+from .contact.pairs import ContactPair, PairKinematics, pair_kinematics, stack
 from .friction import ContactResidual, alart_curnier
 from .friction.base import concatenate
-from .kinematics3d import reference_directions
-from .surface import ContactSurface
+from .contact.kinematics3d import reference_directions
+from .contact.surface import ContactSurface
 from .bodies.system import BulkSystem
 
 

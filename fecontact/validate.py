@@ -33,7 +33,7 @@ import numpy as np
 
 from .mesh.quality import format_point
 from .problem import kinematic_operator
-from .surface import ContactSurface
+from .contact.surface import ContactSurface
 
 #: default initial-penetration tolerance, relative to the model's bounding-box diagonal
 PENETRATION = 1e-6

@@ -9,7 +9,7 @@ of the slave surface, which knows nothing of the clipping.
 import numpy as np
 import pytest
 
-from fecontact import mortar, mortar3d
+from fecontact.contact import mortar2d as mortar, mortar3d
 
 
 def _fd_check(evaluate, x, rng, h=1e-6):

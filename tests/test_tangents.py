@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from fecontact.friction import OPEN, SLIP, STICK, alart_curnier, coulomb_return_map
-from fecontact.jet import Jet
-from fecontact.kinematics import node_to_circle, node_to_line, node_to_segment
+from fecontact.contact.jet import Jet
+from fecontact.contact.kinematics2d import node_to_circle, node_to_line, node_to_segment
 
 rng = np.random.default_rng(42)
 

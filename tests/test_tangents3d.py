@@ -4,10 +4,10 @@ and hand-computed geometry of projections, tangent bases and the facet search.""
 import numpy as np
 import pytest
 
-from fecontact.kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
-                                    node_to_triangle, node_to_vertex, quad_projection,
-                                    tangent_basis)
-from fecontact.search import EDGE, FACE, VERTEX, closest_facets
+from fecontact.contact.kinematics3d import (node_to_edge, node_to_plane, node_to_quad,
+                                            node_to_sphere, node_to_triangle, node_to_vertex,
+                                            quad_projection, tangent_basis)
+from fecontact.contact.search import EDGE, FACE, VERTEX, closest_facets
 from test_tangents import _fd_check
 
 rng = np.random.default_rng(7)

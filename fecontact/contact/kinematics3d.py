@@ -20,7 +20,7 @@ projection is exact, with barycentric coordinates from the normal equations
 ``[-1, 1]^2``; the closest point solves
 ``F = [(x - x_s)\cdot x_\xi, (x - x_s)\cdot x_\eta] = 0`` by Newton's method
 in floating point, then two more Newton steps are taken in
-:class:`~fecontact.jet.Jet` arithmetic from the converged point.  The
+:class:`~fecontact.contact.jet.Jet` arithmetic from the converged point.  The
 derivatives of a Newton iterate started at the exact root are exact to first
 order after one step and to second order after two, so gap and slip get exact
 gradients and Hessians (the implicit-function derivatives of ``xi``);
@@ -49,8 +49,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jet import Jet, dot
-from .kinematics import LocalKinematics
+from .jet import Jet, cross3, difference3, dot
+from .kinematics2d import LocalKinematics
 
 
 def tangent_basis(normal: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
@@ -83,14 +83,6 @@ def reference_directions(normal: np.ndarray) -> np.ndarray:
     """Per node the coordinate axis least aligned with ``normal``, shape (m, 3)."""
     axis = np.argmin(np.abs(normal), axis=1)
     return np.eye(3)[axis]
-
-
-def _cross(a, b):
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-
-
-def _sub(a, b):
-    return [a[i] - b[i] for i in range(3)]
 
 
 def _scale(a, s):
@@ -126,7 +118,7 @@ def _slip(rel, n, tangent0, reference):
     rn = dot(r, n)
     w = [r[i] - rn * n[i] for i in range(3)]
     t1 = _scale(w, dot(w, w).sqrt().reciprocal())
-    t2 = _cross(n, t1)
+    t2 = cross3(n, t1)
     return [dot(t1, rel), dot(t2, rel)], basis
 
 
@@ -165,8 +157,8 @@ def node_to_triangle(x_s, x_a, x_b, x_c, x_s0, x_a0, x_b0, x_c0,
     """
     v = Jet.variables(np.hstack([x_s, x_a, x_b, x_c]))
     s, a, b, c = v[0:3], v[3:6], v[6:9], v[9:12]
-    e1, e2, d = _sub(b, a), _sub(c, a), _sub(s, a)
-    normal_raw = _cross(e1, e2)
+    e1, e2, d = difference3(b, a), difference3(c, a), difference3(s, a)
+    normal_raw = cross3(e1, e2)
     inv_len = dot(normal_raw, normal_raw).sqrt().reciprocal()
     n = _scale(normal_raw, inv_len)
     a11, a12, a22 = dot(e1, e1), dot(e1, e2), dot(e2, e2)
@@ -205,7 +197,7 @@ def _quad_newton_step(s, nodes, xi, eta, gauss_newton=False):
     x_xi, x_eta = _combine(dxi, nodes), _combine(deta, nodes)
     # x_xi_eta = sum_a (1/4) xi_a eta_a x_a
     x_xe = _combine([0.25 * _QUAD_XI[a] * _QUAD_ETA[a] for a in range(4)], nodes)
-    d = _sub(x, s)
+    d = difference3(x, s)
     f1, f2 = dot(d, x_xi), dot(d, x_eta)
     h11, h22 = dot(x_xi, x_xi), dot(x_eta, x_eta)
     h12 = dot(x_xi, x_eta) if gauss_newton else dot(x_xi, x_eta) + dot(d, x_xe)
@@ -272,9 +264,9 @@ def node_to_quad(x_s, x_q, x_s0, x_q0, tangent0=None, reference=None) -> LocalKi
         xi, eta = _quad_newton_step(s, nodes, xi, eta)
     N, dxi, deta = _quad_shape(xi, eta)
     x = _combine(N, nodes)
-    normal_raw = _cross(_combine(dxi, nodes), _combine(deta, nodes))
+    normal_raw = cross3(_combine(dxi, nodes), _combine(deta, nodes))
     n = _scale(normal_raw, dot(normal_raw, normal_raw).sqrt().reciprocal())
-    gap = dot(n, _sub(s, x))
+    gap = dot(n, difference3(s, x))
     rel = _relative(s, x_s0, nodes, [x_q0[:, a] for a in range(4)], N)
     slip, basis = _slip(rel, n, tangent0, reference)
     return _pack(gap, slip, n, basis)
@@ -290,9 +282,9 @@ def node_to_edge(x_s, x_a, x_b, x_s0, x_a0, x_b0, side, tangent0=None,
     """
     v = Jet.variables(np.hstack([x_s, x_a, x_b]))
     s, a, b = v[0:3], v[3:6], v[6:9]
-    t = _sub(b, a)
-    xi = dot(_sub(s, a), t) / dot(t, t)
-    d = _sub(s, [a[i] + xi * t[i] for i in range(3)])
+    t = difference3(b, a)
+    xi = dot(difference3(s, a), t) / dot(t, t)
+    d = difference3(s, [a[i] + xi * t[i] for i in range(3)])
     dist = dot(d, d).sqrt()
     n = _scale(d, side / dist)
     gap = side * dist
@@ -305,7 +297,7 @@ def node_to_vertex(x_s, x_v, x_s0, x_v0, side, tangent0=None, reference=None) ->
     """Kinematics against master vertices (fallback beyond convex corners).  ``k = 6``."""
     v = Jet.variables(np.hstack([x_s, x_v]))
     s, p = v[0:3], v[3:6]
-    d = _sub(s, p)
+    d = difference3(s, p)
     dist = dot(d, d).sqrt()
     n = _scale(d, side / dist)
     rel = _relative(s, x_s0, (p,), (x_v0,), (1.0,))

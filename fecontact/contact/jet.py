@@ -125,3 +125,13 @@ def concatenate_jets(jets: list) -> Jet:
     """One batch from several batches of the same variables."""
     return Jet(np.concatenate([j.value for j in jets]), np.concatenate([j.grad for j in jets]),
                np.concatenate([j.hess for j in jets]))
+
+
+def cross3(a, b) -> list:
+    """Cross product of 3-vectors given as lists of three components (numbers, arrays or jets)."""
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def difference3(a, b) -> list:
+    """``a - b`` of 3-vectors given as lists of three components (numbers, arrays or jets)."""
+    return [a[i] - b[i] for i in range(3)]

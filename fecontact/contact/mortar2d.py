@@ -33,7 +33,7 @@ uniform pressure is transmitted exactly across any non-matching flat
 interface: the master nodal forces are ``p int N_m`` by the partition of
 unity of the ``N_j`` and exact integration.
 
-Derivatives are exact (:class:`fecontact.jet.Jet`) for a fixed set of
+Derivatives are exact (:class:`fecontact.contact.jet.Jet`) for a fixed set of
 overlapping pairs.  A slave node whose support overlaps no master segment is
 open at its distance to the master surface.
 """
@@ -44,7 +44,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from .jet import Jet, dot
-from .kinematics import LocalKinematics, node_to_segment
+from .kinematics2d import LocalKinematics, node_to_segment
 from .search import closest_segments
 
 GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))

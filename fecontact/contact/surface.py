@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import skfem
 
-from .bodies.body import Body, element_types
+from ..bodies.body import Body, element_types
 
 
 @dataclass(frozen=True)

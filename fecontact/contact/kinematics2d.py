@@ -23,7 +23,7 @@ continuous when the projection moves across a master vertex (the segment
 tangents on both sides differ by the vertex angle; with the current tangent the
 normal approach of the bodies would leak into the slip there).  The gap is positive when open; ``n`` points from
 the master towards the slave.  Gradients and Hessians with respect to the
-local node coordinates come exactly from :class:`fecontact.jet.Jet`.
+local node coordinates come exactly from :class:`fecontact.contact.jet.Jet`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 r"""Facet-to-facet (mortar) contact kinematics in 3D on triangle surfaces.
 
-The 3D counterpart of :mod:`fecontact.mortar`: for slave node ``j`` with the
+The 3D counterpart of :mod:`fecontact.contact.mortar2d`: for slave node ``j`` with the
 linear slave shape function ``N_j``,
 
 .. math::
@@ -26,7 +26,7 @@ slave area (``dGamma = A_e^ref / A_e^proj dA``), as the lumped areas.
 
 The polygon's combinatorics (which lines make each vertex) come from a
 floating-point clipping pass; the integrals are then re-evaluated as
-:class:`fecontact.jet.Jet` s of the 18 vertex coordinates, so gradients and
+:class:`fecontact.contact.jet.Jet` s of the 18 vertex coordinates, so gradients and
 Hessians are exact for fixed combinatorics.  Only linear triangles are
 supported (a bilinear quadrilateral's vertex functions are not those of its
 two triangles, and the patch test would fail).
@@ -37,8 +37,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from .jet import Jet, dot
-from .kinematics3d import _cross, _sub
+from .jet import Jet, cross3, difference3, dot
 
 # the two edge lines through each vertex: lines 0-2 are the slave edges
 # (i -> i+1), lines 3-5 the master edges
@@ -186,7 +185,7 @@ def _pick(index: np.ndarray, jets: list) -> Jet:
 
 
 def _planar(x, a, e1, e2):
-    d = _sub(x, a)
+    d = difference3(x, a)
     return [dot(d, e1), dot(d, e2)]
 
 
@@ -241,15 +240,15 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     xs = [v[3 * i:3 * i + 3] for i in range(3)]
     xm = [v[9 + 3 * i:9 + 3 * i + 3] for i in range(3)]
     a = xm[0]
-    raw = _cross(_sub(xm[1], a), _sub(xm[2], a))
+    raw = cross3(difference3(xm[1], a), difference3(xm[2], a))
     n = [c * dot(raw, raw).sqrt().reciprocal() for c in raw]
-    t1 = _sub(xm[1], a)
+    t1 = difference3(xm[1], a)
     inv1 = dot(t1, t1).sqrt().reciprocal()
     e1 = [c * inv1 for c in t1]
-    e2 = _cross(n, e1)
+    e2 = cross3(n, e1)
     S = [_planar(x, a, e1, e2) for x in xs]
     M = [_planar(x, a, e1, e2) for x in xm]
-    height = [dot(n, _sub(x, a)) for x in xs]
+    height = [dot(n, difference3(x, a)) for x in xs]
     pts = S + M
     starts, ends = pts, [pts[i] for i in _LINE_END]
 

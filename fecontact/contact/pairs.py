@@ -11,56 +11,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .friction.coulomb import Coulomb
+from .obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
+
+from ..bodies.system import BulkSystem
+from ..friction.coulomb import Coulomb
 from .jet import concatenate_jets
-from .kinematics import LocalKinematics, node_to_circle, node_to_line, node_to_segment
+from .kinematics2d import LocalKinematics, node_to_circle, node_to_line, node_to_segment
 from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
                            node_to_triangle, node_to_vertex, tangent_basis)
-from .mortar import gather_rows, weighted_kinematics
+from .mortar2d import gather_rows, weighted_kinematics
 from .mortar3d import facing_pairs, pair_integrals
 from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
 from .surface import ContactSurface
-from .bodies.system import Amplitude, BulkSystem
-
-
-@dataclass(frozen=True)
-class RigidLine:
-    """Rigid line through ``point`` with unit ``normal`` towards the slave body.
-
-    It translates by ``displacement * amplitude(t)``.
-    """
-
-    point: np.ndarray
-    normal: np.ndarray
-    displacement: np.ndarray
-    amplitude: Amplitude
-
-    def position(self, t: float) -> np.ndarray:
-        return np.asarray(self.point, float) + np.asarray(self.displacement, float) * self.amplitude(t)
-
-
-@dataclass(frozen=True)
-class RigidCircle:
-    """Rigid circle (disc, or hole if ``inside``) translating by ``displacement * amplitude(t)``."""
-
-    center: np.ndarray
-    radius: float
-    inside: bool
-    displacement: np.ndarray
-    amplitude: Amplitude
-
-    def position(self, t: float) -> np.ndarray:
-        return np.asarray(self.center, float) + np.asarray(self.displacement, float) * self.amplitude(t)
-
-
-@dataclass(frozen=True)
-class RigidPlane(RigidLine):
-    """Rigid plane (3D) through ``point`` with unit ``normal`` towards the slave body."""
-
-
-@dataclass(frozen=True)
-class RigidSphere(RigidCircle):
-    """Rigid sphere (ball, or cavity if ``inside``) translating by ``displacement * amplitude(t)``."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +43,7 @@ class ContactPair:
         :mod:`fecontact.friction.base`; default ``Coulomb(mu)``.
     formulation : str
         ``"node_to_segment"`` (node-to-segment in 2D, node-to-facet in 3D) or
-        ``"mortar"`` (2D segment-to-segment, :mod:`fecontact.mortar`).
+        ``"mortar"`` (2D segment-to-segment, :mod:`fecontact.contact.mortar2d`).
     penalty : ndarray, shape (m,), optional
         Penalty stiffness per slave node (traction per length): the normal
         condition is then ``lam_n = penalty * max(0, -g_n)`` instead of the
@@ -148,11 +110,11 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         Start-of-step tangent bases (slip directions).
     reference : ndarray, shape (m, 3), optional
         Reference directions of the 3D tangent bases
-        (:func:`fecontact.kinematics3d.tangent_basis`).
+        (:func:`fecontact.contact.kinematics3d.tangent_basis`).
     facet0 : ndarray of int, shape (m,), optional
         Master segments or facets of the previous evaluation (hysteresis, see
-        :func:`fecontact.search.closest_segments` and
-        :func:`fecontact.search.closest_facets`).
+        :func:`fecontact.contact.search.closest_segments` and
+        :func:`fecontact.contact.search.closest_facets`).
     """
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
@@ -191,7 +153,7 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
 
 def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
                        tangent0) -> PairKinematics:
-    """Segment-to-segment kinematics (:func:`fecontact.mortar.weighted_kinematics`)."""
+    """Segment-to-segment kinematics (:func:`fecontact.contact.mortar2d.weighted_kinematics`)."""
     slave, master = pair.slave, pair.master
     ga = system.global_nodes(master.body, master.facets[0])
     gb = system.global_nodes(master.body, master.facets[1])
@@ -208,7 +170,7 @@ def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
 
 def _mortar3d_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0, tangent0,
                          reference, nts: PairKinematics) -> PairKinematics:
-    """Facet-to-facet kinematics (:mod:`fecontact.mortar3d`).
+    """Facet-to-facet kinematics (:mod:`fecontact.contact.mortar3d`).
 
     ``nts`` (node-to-facet kinematics of the same nodes) supplies the facet,
     and the normal, tangents and distance of nodes no master facet covers.

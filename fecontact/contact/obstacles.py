@@ -1,0 +1,49 @@
+"""Rigid obstacles a slave surface can touch: lines and circles (2D), planes and spheres (3D), each translating with an amplitude."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bodies.system import Amplitude
+
+
+@dataclass(frozen=True)
+class RigidLine:
+    """Rigid line through ``point`` with unit ``normal`` towards the slave body.
+
+    It translates by ``displacement * amplitude(t)``.
+    """
+
+    point: np.ndarray
+    normal: np.ndarray
+    displacement: np.ndarray
+    amplitude: Amplitude
+
+    def position(self, t: float) -> np.ndarray:
+        return np.asarray(self.point, float) + np.asarray(self.displacement, float) * self.amplitude(t)
+
+
+@dataclass(frozen=True)
+class RigidCircle:
+    """Rigid circle (disc, or hole if ``inside``) translating by ``displacement * amplitude(t)``."""
+
+    center: np.ndarray
+    radius: float
+    inside: bool
+    displacement: np.ndarray
+    amplitude: Amplitude
+
+    def position(self, t: float) -> np.ndarray:
+        return np.asarray(self.center, float) + np.asarray(self.displacement, float) * self.amplitude(t)
+
+
+@dataclass(frozen=True)
+class RigidPlane(RigidLine):
+    """Rigid plane (3D) through ``point`` with unit ``normal`` towards the slave body."""
+
+
+@dataclass(frozen=True)
+class RigidSphere(RigidCircle):
+    """Rigid sphere (ball, or cavity if ``inside``) translating by ``displacement * amplitude(t)``."""
