@@ -19,8 +19,8 @@ from .friction.coulomb import Coulomb
 from .friction.ipc import SmoothIPC
 from .friction.static_kinetic import StaticKinetic
 from .friction.velocity import VelocityDependent
-from .newton import NewtonOptions
-from .problem import ContactProblem, automatic_augmentation
+from .solve.newton import NewtonOptions
+from .solve.problem import ContactProblem, automatic_augmentation
 from .stepping import SteppingOptions
 from .contact.surface import ContactSurface, contact_surface
 from .bodies.system import Amplitude, Coupling, Dirichlet, Load, Spring, build_system

@@ -1,7 +1,7 @@
 """Restart files: the state of a run after its last written step.
 
 ``restart.npz`` in the output folder is replaced (atomically) after every
-written step.  It holds the :class:`~fecontact.problem.StepState` and what
+written step.  It holds the :class:`~fecontact.solve.state.StepState` and what
 the stepping needs to carry on exactly as an uninterrupted run would: in
 statics the current increment size and the previous accepted increment
 (the predictor extrapolates from it); in dynamics the velocity,
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .problem import IncrementStart, StepState
+from .solve.state import IncrementStart, StepState
 
 RESTART = "restart.npz"
 #: case tables a restart may change

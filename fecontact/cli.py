@@ -74,7 +74,7 @@ def _bad_option(message: str) -> int:
 
 def _bench(args) -> int:
     from .bench import SERIES, run_series
-    from .linsolve import BACKENDS
+    from .solve.backends import BACKENDS
 
     names = [s.strip() for s in args.series.split(",") if s.strip()]
     unknown = [n for n in names if n not in SERIES]
@@ -119,7 +119,7 @@ def _configure_logging(quiet: bool, verbose: bool) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     logging.getLogger("fecontact").setLevel(level)
     if not verbose:
-        logging.getLogger("fecontact.newton").setLevel(max(level, logging.WARNING))
+        logging.getLogger("fecontact.solve.newton").setLevel(max(level, logging.WARNING))
     logging.getLogger("skfem").setLevel(logging.WARNING)
 
 

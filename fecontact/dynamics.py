@@ -36,10 +36,12 @@ import scipy.sparse as sp
 from .energy import EnergyLedger, StepForces, advance
 from .friction import OPEN, SLIP, STICK
 from .integrators import Dynamics, Integrator
-from .linsolve import make_backend
+from .solve.backends import make_backend
 from .mass import MassSolver, project_velocity, redistribute
-from .newton import NewtonOptions
-from .problem import ContactProblem, StepState, kinematic_operator
+from .solve.newton import NewtonOptions
+from .solve.problem import ContactProblem
+from .solve.state import StepState
+from .solve.operators import kinematic_operator
 from .stepping import SteppingOptions, commit, solve_increment
 from .contact.surface import ContactSurface
 

@@ -20,9 +20,12 @@ from . import checkpoint
 from .build import Model, build_model
 from .case import CaseError, load_case
 from .interrupts import Interrupted, critical, handled
-from .linsolve import KrylovBackend, factorize, make_backend, pinned_stiffness, plain_krylov_solve
+from .solve.projected import KrylovBackend
+from .solve.factor import factorize, pinned_stiffness
+from .solve.backends import make_backend
+from .solve.amg import plain_krylov_solve
 from .metrics import evaluate_reference
-from .problem import StepState
+from .solve.state import StepState
 from .runfolder import RunFolder
 from .stepping import Progress, run_steps
 from .validate import model_findings

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .friction.coulomb import Coulomb
-from .newton import NewtonOptions, NewtonResult, semismooth_newton
-from .problem import ContactProblem, IncrementStart, StepState
+from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
+from .solve.problem import ContactProblem
+from .solve.state import IncrementStart, StepState
 
 logger = logging.getLogger(__name__)
 

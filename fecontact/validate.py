@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .mesh.quality import format_point
-from .problem import kinematic_operator
+from .solve.operators import kinematic_operator
 from .contact.surface import ContactSurface
 
 #: default initial-penetration tolerance, relative to the model's bounding-box diagonal
@@ -212,7 +212,7 @@ def model_findings(model) -> list:
 
 def backend_findings(model, source: str) -> list:
     """An unknown ``solver.backend``, or a Krylov backend for a body held only by contact."""
-    from .linsolve import BACKENDS, KRYLOV_BACKENDS
+    from .solve.backends import BACKENDS, KRYLOV_BACKENDS
 
     name = model.backend
     if name != "auto" and name not in BACKENDS:

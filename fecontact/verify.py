@@ -38,7 +38,9 @@ from .friction.coulomb import Coulomb
 from .friction.ipc import SmoothIPC
 from .friction.static_kinetic import StaticKinetic
 from .friction.velocity import VelocityDependent
-from .problem import ContactProblem, StepState, kinematic_operator
+from .solve.problem import ContactProblem
+from .solve.state import StepState
+from .solve.operators import kinematic_operator
 
 TOLERANCE = 1e-6
 MEASURES = ("equilibrium", "gap", "pressure", "complementarity", "friction")

@@ -7,8 +7,9 @@ import pytest
 from conftest import CASES
 from fecontact.build import build_model
 from fecontact.case import load_case
-from fecontact.linsolve import DirectBackend, SchurBackend
-from fecontact.newton import NewtonOptions, semismooth_newton
+from fecontact.solve.backends import DirectBackend
+from fecontact.solve.schur import SchurBackend
+from fecontact.solve.newton import NewtonOptions, semismooth_newton
 from fecontact.stepping import run_steps
 
 COARSE = {

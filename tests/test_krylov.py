@@ -13,9 +13,11 @@ import scipy.sparse as sp
 from conftest import CASES
 from fecontact.build import build_model
 from fecontact.case import load_case
-from fecontact.krylov import gmres, projected_solve
-from fecontact.linsolve import AMG, DirectBackend, KrylovBackend, make_backend, rigid_body_modes
-from fecontact.newton import NewtonOptions, semismooth_newton
+from fecontact.solve.krylov import gmres, projected_solve
+from fecontact.solve.amg import AMG, rigid_body_modes
+from fecontact.solve.backends import DirectBackend, make_backend
+from fecontact.solve.projected import KrylovBackend
+from fecontact.solve.newton import NewtonOptions, semismooth_newton
 from fecontact.run import run
 from fecontact.stepping import run_steps
 
@@ -178,7 +180,7 @@ def test_krylov_runs_give_the_schur_solution(tmp_path, backend):
 
 
 def test_auto_picks_amg_for_large_problems_with_supported_bodies(monkeypatch):
-    import fecontact.linsolve as linsolve
+    import fecontact.solve.backends as linsolve
 
     model = _model("hertz3d")
     problem = model.problem

@@ -274,8 +274,8 @@ def test_loose_solver_tolerance_is_not_called_converged(capsys, tmp_path):
 
 def test_non_finite_residual_is_reported_where_it_appears():
     from fecontact.build import build_model
-    from fecontact.linsolve import make_backend
-    from fecontact.newton import semismooth_newton
+    from fecontact.solve.backends import make_backend
+    from fecontact.solve.newton import semismooth_newton
 
     model = build_model(_case(HERTZ, COARSE))
     problem = model.problem

@@ -10,7 +10,7 @@ from conftest import CASES
 from fecontact.build import build_model
 from fecontact.case import load_case
 from fecontact.output import write_summary
-from fecontact.problem import automatic_augmentation
+from fecontact.solve.problem import automatic_augmentation
 from fecontact.contact.search import closest_segments
 
 SMALL_IRONING = ["bodies.0.mesh.nx=24", "bodies.0.mesh.ny=4", "bodies.1.mesh.h_contact=0.1",

@@ -10,7 +10,7 @@ Every law maps, per contact node,
 * its own per-node state at the start of the increment, an int array (m,);
 * the start-of-increment normal traction ``lam_n0`` (m,) for lagged laws;
 * ``engaged`` (m,) bool: False for a node closing inside the increment,
-  which transmits no friction in it (see :class:`fecontact.problem.ContactProblem`);
+  which transmits no friction in it (see :class:`fecontact.solve.problem.ContactProblem`);
 
 to the tangential traction ``F`` and its generalised derivatives
 ``dF/dz``, ``dF/dlam_hat`` and ``dF/dDelta s`` (the last one beyond the

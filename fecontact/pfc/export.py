@@ -1,6 +1,6 @@
 r"""One converged contact increment of a finite-element run, written as PFC(M, H, q, b, mu).
 
-Notation of :mod:`fecontact.problem`: reduced unknowns ``u_hat``, full
+Notation of :mod:`fecontact.solve.problem`: reduced unknowns ``u_hat``, full
 displacement ``u = T u_hat + u_D(t)``, per slave node the gap and slip
 increment ``w = (g_n, Delta s)`` (normal first) with derivative ``B`` and
 nodal area ``A``.  An increment from ``u_hat_0`` (time ``t_0``) to
@@ -46,7 +46,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..friction.ipc import SmoothIPC
-from ..problem import ContactProblem, StepState, kinematic_operator
+from ..solve.problem import ContactProblem
+from ..solve.state import StepState
+from ..solve.operators import kinematic_operator
 from .io import ProblemFile
 from .problem import GlobalProblem, PFCError
 
@@ -132,7 +134,7 @@ def export_case(case_path, step: int, overrides=()) -> ProblemFile:
         ``step`` out of range, the run failed before it, or the contact has
         no PFC form.
     """
-    from ..linsolve import make_backend
+    from ..solve.backends import make_backend
     from ..run import prepare
     from ..stepping import run_steps
 

@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from ..linsolve import factorize
+from ..solve.factor import factorize
 from .io import Solution
 from .problem import GlobalProblem, PFCError, project_on_cone
 

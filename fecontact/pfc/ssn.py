@@ -16,8 +16,8 @@ the same equations, generalised Jacobian
 
     J = \begin{bmatrix} M & -H \\ \partial_u C\, H^T & \partial_r C \end{bmatrix},
 
-:func:`fecontact.newton.semismooth_newton` and linear solver backends
-(:mod:`fecontact.linsolve`) as a finite-element increment: the ``schur``
+:func:`fecontact.solve.newton.semismooth_newton` and linear solver backends
+(:mod:`fecontact.solve.backends`) as a finite-element increment: the ``schur``
 backend factorises ``M`` once and works on the compliance of the DOFs that
 ``H`` touches; a singular ``M`` is handled through its ``rigid_modes`` if
 the file gives them, and otherwise by the ``direct`` backend (sparse LU of
@@ -32,9 +32,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..friction import alart_curnier
-from ..linsolve import make_backend
-from ..newton import NewtonOptions, semismooth_newton
-from ..problem import Evaluation, _block_diagonal
+from ..solve.backends import make_backend
+from ..solve.newton import NewtonOptions, semismooth_newton
+from ..solve.problem import Evaluation
+from ..solve.operators import block_diagonal
 from .io import Solution
 from .problem import GlobalProblem
 
@@ -64,8 +65,8 @@ class NewtonView:
                   kinematics=None, contact=cr, u=v, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
             ev.update(K=p.M, J12=(-p.H).tocsc(),
-                      J21=(_block_diagonal(cr.d_kinematics) @ self._HT).tocsr(),
-                      J22=_block_diagonal(cr.d_multiplier).tocsr())
+                      J21=(block_diagonal(cr.d_kinematics) @ self._HT).tocsr(),
+                      J22=block_diagonal(cr.d_multiplier).tocsr())
         return Evaluation(**ev)
 
     def where(self, index: int) -> str:
@@ -83,7 +84,7 @@ def seed(pfc: GlobalProblem) -> np.ndarray:
     the generalised derivative treats it as sliding without friction: a
     body held by friction alone has a free mode in the first Newton
     iterate.  The seed makes such contacts stuck (as
-    :meth:`fecontact.problem.ContactProblem.seed_touching` does for the
+    :meth:`fecontact.solve.problem.ContactProblem.seed_touching` does for the
     finite-element increments); the solution does not depend on it.
     """
     r = np.zeros((pfc.n_contacts, pfc.d))

@@ -29,107 +29,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .contact.pairs import ContactPair, PairKinematics, pair_kinematics, stack
-from .friction import ContactResidual, alart_curnier
-from .friction.base import concatenate
-from .contact.kinematics3d import reference_directions
-from .contact.surface import ContactSurface
-from .bodies.system import BulkSystem
-
-
-@dataclass(frozen=True)
-class IncrementStart:
-    """Start of an accepted increment, kept with its end state.
-
-    Attributes
-    ----------
-    t : float
-    u : ndarray, shape (n,)
-    normal_pressure : ndarray, shape (m,)
-        ``lam_n`` at the start (lagged friction laws use it).
-    status, gap, friction : ndarray, shape (m,)
-        Contact status, gap and friction-law state at the start.
-    """
-
-    t: float
-    u: np.ndarray
-    normal_pressure: np.ndarray
-    status: np.ndarray
-    gap: np.ndarray
-    friction: np.ndarray
-
-
-@dataclass(frozen=True)
-class StepState:
-    """Committed state at the end of an accepted step.
-
-    Attributes
-    ----------
-    t : float
-    u : ndarray, shape (n,)
-        Full displacement.
-    multiplier : ndarray, shape (m, dim)
-        ``(lam_n, lam_t)`` per slave node, ``lam_t`` in components along
-        ``multiplier_basis``.
-    slip : ndarray, shape (m, dim)
-        Accumulated slip vector (sum of ``Delta s * tau`` over accepted steps).
-    status : ndarray of int, shape (m,)
-    gap : ndarray, shape (m,)
-    normal : ndarray, shape (m, dim)
-        Master normal at each node's projection.
-    tangent : ndarray, shape (m, dim-1, dim)
-        Tangent basis there (the slip directions of the next increment).
-    facet : ndarray of int, shape (m,)
-        Master segment or facet each node projects on (``-1`` for obstacles).
-    friction : ndarray of int, shape (m,)
-        State of each node's friction law for the next increment
-        (:data:`fecontact.friction.base.STUCK`, ``SLIDING``, ``RESTUCK``).
-    multiplier_basis : ndarray, shape (m, dim-1, dim)
-        Basis of the ``lam_t`` components: the slip directions of the
-        increment that produced them (its start-of-increment ``tangent``).
-        Against a rigid obstacle or a master that does not stretch, the slip
-        derivative with respect to the slave node is along it, and
-        ``lam_n n + lam_t . multiplier_basis`` is the force per area the
-        discrete equations put on the slave node.
-    start : IncrementStart or None
-        The start of the increment that produced this state (None for the
-        initial state): what is needed to evaluate that increment's
-        equations again (:mod:`fecontact.verify`).
-    """
-
-    t: float
-    u: np.ndarray
-    multiplier: np.ndarray
-    slip: np.ndarray
-    status: np.ndarray
-    gap: np.ndarray
-    normal: np.ndarray
-    tangent: np.ndarray
-    facet: np.ndarray
-    friction: np.ndarray
-    multiplier_basis: np.ndarray
-    start: "IncrementStart | None" = None
-
-    def increment_start(self) -> "StepState":
-        """The start-of-increment state to evaluate this state's increment with.
-
-        Its ``u`` and ``t`` are those of the increment's start, its ``tangent``
-        the slip directions of the increment (``multiplier_basis``), its
-        friction, status, gap and normal pressure those the increment started
-        from; ``facet`` is this state's (the converged projection).
-        """
-        s = self.start
-        if s is None:
-            raise ValueError("the initial state has no increment")
-        multiplier = np.zeros_like(self.multiplier)
-        multiplier[:, 0] = s.normal_pressure
-        return StepState(s.t, s.u, multiplier, self.slip, s.status, s.gap, self.normal,
-                         self.multiplier_basis, self.facet, s.friction, self.multiplier_basis)
-
-    def traction(self) -> np.ndarray:
-        """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""
-        return (self.multiplier[:, :1] * self.normal
-                + np.einsum("mq,mqd->md", self.multiplier[:, 1:], self.multiplier_basis))
+from ..bodies.system import BulkSystem
+from ..contact.kinematics3d import reference_directions
+from ..contact.pairs import PairKinematics, pair_kinematics, stack
+from ..contact.surface import ContactSurface
+from ..friction import ContactResidual, alart_curnier
+from ..friction.base import concatenate
+from .operators import block_diagonal, geometric_stiffness, kinematic_operator
+from .state import StepState
 
 
 @dataclass(frozen=True)
@@ -177,35 +84,6 @@ class Evaluation:
     def jacobian(self) -> sp.csc_matrix:
         """The whole generalised Jacobian as one sparse matrix."""
         return sp.bmat([[self.J11, self.J12], [self.J21, self.J22]], format="csc")
-
-
-def _block_diagonal(blocks: np.ndarray) -> sp.csr_matrix:
-    """Sparse block-diagonal matrix from dense blocks of shape (m, p, q)."""
-    m, p, q = blocks.shape
-    rows = (np.arange(m)[:, None, None] * p + np.arange(p)[None, :, None]).repeat(q, axis=2)
-    cols = (np.arange(m)[:, None, None] * q + np.arange(q)[None, None, :]).repeat(p, axis=1)
-    return sp.csr_matrix((blocks.ravel(), (rows.ravel(), cols.ravel())), shape=(m * p, m * q))
-
-
-def kinematic_operator(kin: PairKinematics, n_dofs: int) -> sp.csr_matrix:
-    """``B``: rows ``(g_n, Delta s)`` of each node, columns global DOFs; shape (m*d, n)."""
-    L = kin.local
-    grads = np.concatenate([L.d_gap[:, None, :], L.d_slip], axis=1)     # (m, d, k)
-    m, d, k = grads.shape
-    rows = np.broadcast_to(np.arange(m * d).reshape(m, d, 1), grads.shape)
-    cols = np.broadcast_to(kin.dofs[:, None, :], grads.shape)
-    keep = cols >= 0
-    return sp.csr_matrix((grads[keep], (rows[keep], cols[keep])), shape=(m * d, n_dofs))
-
-
-def geometric_stiffness(kin: PairKinematics, weights: np.ndarray, n_dofs: int) -> sp.csr_matrix:
-    """``sum_i w_i . Hessian(g_n, Delta s)_i`` with ``weights`` shape (m, d)."""
-    L = kin.local
-    hess = np.einsum("m,mkl->mkl", weights[:, 0], L.h_gap) + np.einsum("mq,mqkl->mkl", weights[:, 1:], L.h_slip)
-    rows = np.broadcast_to(kin.dofs[:, :, None], hess.shape)
-    cols = np.broadcast_to(kin.dofs[:, None, :], hess.shape)
-    keep = (rows >= 0) & (cols >= 0)
-    return sp.csr_matrix((hess[keep], (rows[keep], cols[keep])), shape=(n_dofs, n_dofs))
 
 
 def automatic_augmentation(system: BulkSystem, slave_body: int, area: np.ndarray,
@@ -455,8 +333,8 @@ class ContactProblem:
             D.eliminate_zeros()
             ev.update(K=K, D=D,
                       J12=(-(T.T @ B.T) @ Ad).tocsc(),
-                      J21=(Ad @ _block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
-                      J22=(Ad @ _block_diagonal(cr.d_multiplier)).tocsr())
+                      J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
+                      J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
         return Evaluation(**ev)
 
     def full_residual(self, u: np.ndarray, multiplier: np.ndarray, t: float,

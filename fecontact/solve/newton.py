@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .friction import OPEN, SLIP, STICK
+from ..friction import OPEN, SLIP, STICK
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 r"""Krylov solution of the semismooth Newton system, projected onto the contact constraints.
 
 After the multipliers of open nodes (rows ``d lam_i = b_i / J22_ii``) are
-eliminated, the Newton system of :mod:`fecontact.problem` reads
+eliminated, the Newton system of :mod:`fecontact.solve.problem` reads
 
 .. math::
 
