@@ -21,7 +21,7 @@ from .friction.static_kinetic import StaticKinetic
 from .friction.velocity import VelocityDependent
 from .solve.newton import NewtonOptions
 from .solve.problem import ContactProblem, automatic_augmentation
-from .stepping import SteppingOptions
+from .analysis.static import SteppingOptions
 from .contact.surface import ContactSurface, contact_surface
 from .bodies.system import Amplitude, Coupling, Dirichlet, Load, Spring, build_system
 
@@ -287,9 +287,9 @@ def build_model(case: dict) -> Model:
 
 def _dynamics(spec: dict, stepping: SteppingOptions, source: str):
     """DynamicsOptions from the ``[dynamics]`` table."""
-    from .dynamics import INITIAL, DynamicsOptions
-    from .integrators import INTEGRATORS, Integrator
-    from .mass import CONTACT_MASS
+    from .analysis.dynamic_records import INITIAL, DynamicsOptions
+    from .analysis.integrators import INTEGRATORS, Integrator
+    from .analysis.mass import CONTACT_MASS
 
     where = "dynamics"
     for key in ("dt", "t_end"):

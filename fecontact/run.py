@@ -27,7 +27,7 @@ from .solve.amg import plain_krylov_solve
 from .metrics import evaluate_reference
 from .solve.state import StepState
 from .runfolder import RunFolder
-from .stepping import Progress, run_steps
+from .analysis.static import Progress, run_steps
 from .validate import model_findings
 from .verify import residual_check
 

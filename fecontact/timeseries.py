@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .dynamics import DynamicAnalysis, DynamicState
-from .energy import EnergyLedger, StepForces
+from .analysis.dynamic import DynamicAnalysis
+from .analysis.dynamic_records import DynamicState
+from .analysis.energy import EnergyLedger, StepForces
 from .interrupts import Interrupted, critical
 from .runfolder import RunFolder
 from .timeplot import plot_time_series
@@ -47,7 +48,7 @@ ENERGY_KEYS = ("kinetic", "strain", "external_work", "contact_work", "projection
 
 
 class TimeSeries:
-    """Accumulates :class:`fecontact.dynamics.TimeRecord` into named arrays."""
+    """Accumulates :class:`fecontact.analysis.dynamic_records.TimeRecord` into named arrays."""
 
     def __init__(self, problem):
         self.problem = problem

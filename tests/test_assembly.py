@@ -10,7 +10,7 @@ from fecontact.bodies.p1 import p1_displacement_gradients, p1_stiffness, simplex
 from fecontact.bodies.body import Body
 from fecontact.bodies.elasticity import (Material, body_stiffness, body_von_mises, stiffness,
                                          von_mises)
-from fecontact.mass import node_adjacency
+from fecontact.analysis.mass import node_adjacency
 
 
 def _perturbed(mesh, amount, seed):

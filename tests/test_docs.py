@@ -21,8 +21,8 @@ def test_site_builds_strictly(tmp_path):
     for page in ("index.html", "getting-started/index.html", "cases/index.html",
                  "dynamics/index.html", "gallery/index.html", "theory/index.html"):
         assert (out / page).is_file(), page
-    import fecontact.dynamics   # noqa: F401  (the module documented below)
-    api = (out / "api" / "fecontact.dynamics" / "index.html").read_text()
+    import fecontact.analysis.dynamic   # noqa: F401  (the module documented below)
+    api = (out / "api" / "fecontact.analysis.dynamic" / "index.html").read_text()
     assert "DynamicAnalysis" in api and "persistent" in api   # class and module docstring
     modules = sorted(p.name for p in (out / "api").iterdir())
     assert "fecontact.plot" in modules and "fecontact.solve.problem" in modules

@@ -19,9 +19,9 @@ import scipy.sparse as sp
 from conftest import CASES
 from fecontact.build import build_model
 from fecontact.case import CaseError, load_case
-from fecontact.dynamics import DynamicAnalysis, _StepProblem, contact_nodes
-from fecontact.integrators import Integrator
-from fecontact.mass import MassSolver, project_velocity, redistribute
+from fecontact.analysis.dynamic import DynamicAnalysis, _StepProblem, contact_nodes
+from fecontact.analysis.integrators import Integrator
+from fecontact.analysis.mass import MassSolver, project_velocity, redistribute
 from fecontact.run import run
 
 DYNAMIC_CASES = sorted(p.stem for p in CASES.glob("*.toml") if "[dynamics]" in p.read_text())

@@ -10,7 +10,7 @@ from fecontact.case import load_case
 from fecontact.solve.backends import DirectBackend
 from fecontact.solve.schur import SchurBackend
 from fecontact.solve.newton import NewtonOptions, semismooth_newton
-from fecontact.stepping import run_steps
+from fecontact.analysis.static import run_steps
 
 COARSE = {
     "cattaneo2d": ["bodies.0.mesh.h_contact=0.1", "bodies.1.mesh.h_contact=0.1",

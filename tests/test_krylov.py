@@ -19,7 +19,7 @@ from fecontact.solve.backends import DirectBackend, make_backend
 from fecontact.solve.projected import KrylovBackend
 from fecontact.solve.newton import NewtonOptions, semismooth_newton
 from fecontact.run import run
-from fecontact.stepping import run_steps
+from fecontact.analysis.static import run_steps
 
 
 def _block_problem(seed, n=80, n_constraints=6, n_sliding=4, symmetric=False):

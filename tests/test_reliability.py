@@ -333,7 +333,7 @@ def test_interrupted_run_restarts_to_the_uninterrupted_result(capsys, tmp_path, 
     full, part = tmp_path / "full", tmp_path / "part"
     assert cli(capsys, "run", FRICTION, "--out", full, *COARSE, "--quiet")[0] == 0
     handler = _interrupt_at(5, signum)
-    logger = logging.getLogger("fecontact.stepping")
+    logger = logging.getLogger("fecontact.analysis.static")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:
@@ -415,7 +415,7 @@ def test_dynamic_run_restarts_to_the_uninterrupted_time_series(capsys, tmp_path)
     full, part = tmp_path / "full", tmp_path / "part"
     assert cli(capsys, "run", STICKSLIP, "--out", full, *SHORT)[0] == 0
     handler = _interrupt_at(140, signal.SIGINT)
-    logger = logging.getLogger("fecontact.dynamics")
+    logger = logging.getLogger("fecontact.analysis.dynamic")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:

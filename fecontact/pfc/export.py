@@ -75,7 +75,7 @@ def from_state(problem: ContactProblem, state: StepState, bulk=None, info=None) 
     state : StepState
         A converged state with its increment start (``state.start``).
     bulk : optional
-        The bulk terms of a time step (:mod:`fecontact.dynamics`); statics if None.
+        The bulk terms of a time step (:mod:`fecontact.analysis.dynamic`); statics if None.
     info : dict, optional
         Metadata stored with the problem.
 
@@ -136,7 +136,7 @@ def export_case(case_path, step: int, overrides=()) -> ProblemFile:
     """
     from ..solve.backends import make_backend
     from ..run import prepare
-    from ..stepping import run_steps
+    from ..analysis.static import run_steps
 
     case, model = prepare(case_path, overrides)
     problem = model.problem
@@ -144,7 +144,7 @@ def export_case(case_path, step: int, overrides=()) -> ProblemFile:
     info = {"case": str(case.get("name", case_path)), "case_file": str(case_path), "step": int(step),
             "overrides": list(overrides)}
     if model.dynamics is not None:
-        from ..dynamics import DynamicAnalysis
+        from ..analysis.dynamic import DynamicAnalysis
 
         opts = model.dynamics
         n_steps = int(round(opts.t_end / opts.dt))

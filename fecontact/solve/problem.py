@@ -303,7 +303,7 @@ class ContactProblem:
 
         ``bulk`` replaces the static bulk terms: an object with
         ``residual(u, t) -> (R1_bulk, scale)`` and a constant reduced
-        ``matrix`` (a time step's inertia and stiffness, :mod:`fecontact.dynamics`).
+        ``matrix`` (a time step's inertia and stiffness, :mod:`fecontact.analysis.dynamic`).
         """
         sysm = self.system
         n_red, d = sysm.n_reduced, self.dim

@@ -2,7 +2,7 @@ r"""Implicit elastodynamics with frictional contact: the time-stepping layer.
 
 Each time step is one contact problem for ``u_{n+1}`` and the tractions,
 solved by the same semismooth Newton method and friction return maps as a
-quasi-static increment; only the bulk terms change (:mod:`fecontact.integrators`).
+quasi-static increment; only the bulk terms change (:mod:`fecontact.analysis.integrators`).
 
 Constraint treatment (no chatter, no drift)
     The Signorini and Coulomb conditions are imposed on positions at the end
@@ -13,11 +13,11 @@ Constraint treatment (no chatter, no drift)
     after each step the velocity is projected onto the persistent
     constraints (zero normal relative velocity at closed nodes, zero
     tangential relative velocity at stuck nodes), in the ``M``-norm
-    (:func:`fecontact.mass.project_velocity`): a projection of the
+    (:func:`fecontact.analysis.mass.project_velocity`): a projection of the
     velocities in the spirit of Lubich's projection methods, with the
     positions already on the constraint manifold.  With ``contact_mass =
     "redistributed"`` the contact nodes carry no inertia
-    (:func:`fecontact.mass.redistribute`); their velocity does not enter the
+    (:func:`fecontact.analysis.mass.redistribute`); their velocity does not enter the
     dynamics and no projection is needed, and the average acceleration
     scheme then nearly conserves energy through impacts.
 
@@ -28,101 +28,26 @@ converges; a step whose Newton iteration fails is cut into halves.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
 
+from .dynamic_records import DynamicsOptions, DynamicState, TimeRecord
+
+from ..contact.surface import ContactSurface
 from .energy import EnergyLedger, StepForces, advance
-from .friction import OPEN, SLIP, STICK
-from .integrators import Dynamics, Integrator
-from .solve.backends import make_backend
+from ..friction import OPEN, SLIP, STICK
+from .integrators import Dynamics
 from .mass import MassSolver, project_velocity, redistribute
-from .solve.newton import NewtonOptions
-from .solve.problem import ContactProblem
-from .solve.state import StepState
-from .solve.operators import kinematic_operator
-from .stepping import SteppingOptions, commit, solve_increment
-from .contact.surface import ContactSurface
+from ..solve.backends import make_backend
+from ..solve.newton import NewtonOptions
+from ..solve.operators import kinematic_operator
+from ..solve.problem import ContactProblem
+from ..solve.state import StepState
+from .static import SteppingOptions, commit, solve_increment
 
 logger = logging.getLogger(__name__)
-
-INITIAL = ("rest", "static")
-
-
-@dataclass(frozen=True)
-class DynamicsOptions:
-    """Time-integration options of a case's ``[dynamics]`` table.
-
-    Attributes
-    ----------
-    integrator : Integrator
-    dt, t_end : float
-    initial : str
-        ``"rest"``: zero displacement, the given initial velocities, and the
-        acceleration of the free motion (no contact force) at ``t = 0``;
-        ``"static"``: the static contact solution under the loads at ``t = 0``
-        and zero acceleration (a body resting under gravity).
-    contact_mass : str
-        ``"consistent"`` or ``"redistributed"`` (:mod:`fecontact.mass`).
-    project_velocities : bool
-    output_every : int
-        Time steps between VTU outputs and summary records.
-    max_cutbacks : int
-        Halvings of a time step whose Newton iteration fails.
-    """
-
-    integrator: Integrator
-    dt: float
-    t_end: float
-    initial: str = "rest"
-    contact_mass: str = "consistent"
-    project_velocities: bool = True
-    output_every: int = 1
-    max_cutbacks: int = 6
-
-
-@dataclass(frozen=True)
-class DynamicState:
-    """Committed state at the end of a time step.
-
-    Attributes
-    ----------
-    state : StepState
-        Displacement, tractions and contact history (as in statics).
-    velocity, acceleration : ndarray, shape (n,)
-        Full numbering.
-    forces : StepForces
-        Forces at this time, for the works of the next step.
-    ledger : EnergyLedger
-    """
-
-    state: StepState
-    velocity: np.ndarray = field(repr=False)
-    acceleration: np.ndarray = field(repr=False)
-    forces: StepForces = field(repr=False)
-    ledger: EnergyLedger
-
-    @property
-    def t(self) -> float:
-        return self.state.t
-
-
-@dataclass(frozen=True)
-class TimeRecord:
-    """One time step as reported in ``summary.json``'s time series."""
-
-    t: float
-    newton_iterations: int
-    cutbacks: int
-    open: int
-    stick: int
-    slip: int
-    energy: dict
-    springs: tuple            # per spring: (tension, stretch, mean velocity)
-    slip_velocity: tuple      # per pair: mean slip velocity of closed nodes, (dim,)
-    centroid: tuple           # per body: (displacement (dim,), velocity (dim,))
-    max_slip: float = 0.0     # largest accumulated slip of any contact node
 
 
 class _StepProblem:

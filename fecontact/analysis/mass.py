@@ -37,7 +37,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 
-from .solve.factor import factorize
+from ..solve.factor import factorize
 
 CONTACT_MASS = ("consistent", "redistributed")
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .bodies.system import BulkSystem
+from ..bodies.system import BulkSystem
 
 INTEGRATORS = ("newmark", "hht", "generalized_alpha")
 
@@ -118,7 +118,7 @@ class Dynamics:
     system : BulkSystem
     M : csr_matrix, shape (n, n)
         Mass matrix in use (consistent, or with the contact nodes' mass
-        redistributed, :func:`fecontact.mass.redistribute`).
+        redistributed, :func:`fecontact.analysis.mass.redistribute`).
     C : csr_matrix, shape (n, n)
         Damping matrix (the springs' dashpots).
     damping_anchor : ndarray, shape (n,)

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .friction.coulomb import Coulomb
-from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
-from .solve.problem import ContactProblem
-from .solve.state import IncrementStart, StepState
+from ..friction.coulomb import Coulomb
+from ..solve.newton import NewtonOptions, NewtonResult, semismooth_newton
+from ..solve.problem import ContactProblem
+from ..solve.state import IncrementStart, StepState
 
 logger = logging.getLogger(__name__)
 
