@@ -59,7 +59,7 @@ def curves(summary: dict) -> dict:
 def pressure_centroid(result) -> dict:
     """Pressure-weighted contact geometry of the final state (t = 4)."""
     problem = result.model.problem
-    from fecontact.output import slave_global_nodes
+    from fecontact.io.output import slave_global_nodes
 
     state = result.state
     nodes = slave_global_nodes(problem)

@@ -69,7 +69,7 @@ def _mesh(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
         path = base / spec["file"]
         if not path.is_file():
             raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: mesh file not found ({path})")
-        from .meshfile import MeshFileError, load_mesh, read
+        from .io.meshfile import MeshFileError, load_mesh, read
 
         try:
             if path.suffix.lower() == ".msh":

@@ -128,7 +128,7 @@ def cattaneo_mindlin_line(model, state, ref: dict) -> dict:
 
 
 def model_slave_nodes(model) -> np.ndarray:
-    from .output import slave_global_nodes
+    from .io.output import slave_global_nodes
 
     return slave_global_nodes(model.problem)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import checkpoint
 from .interrupts import critical
-from .output import write_pvd, write_summary, write_vtu
+from .io.output import write_pvd, write_summary, write_vtu
 
 
 class RunFolder:

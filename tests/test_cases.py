@@ -59,7 +59,7 @@ def test_case_runs_and_writes_outputs(name, results):
     pressure = mesh.point_data["contact_pressure"]
     assert pressure.min() >= 0.0 and pressure.max() > 0.0
     # the last VTU holds the final state's pressures at the slave nodes
-    from fecontact.output import slave_global_nodes
+    from fecontact.io.output import slave_global_nodes
     np.testing.assert_array_equal(pressure[slave_global_nodes(r.model.problem)],
                                   r.state.multiplier[:, 0])
 
@@ -104,7 +104,7 @@ def test_hertz2d_friction_stick_zone_and_cone(results):
     closing = lam_t == 0.0
     assert np.all(on_cone[slipping] | closing[slipping])
     # ... and those lie at the edge of the contact zone, outside the stick zone
-    from fecontact.output import slave_global_nodes
+    from fecontact.io.output import slave_global_nodes
     x = np.abs(r.model.problem.X[0, slave_global_nodes(r.model.problem)])
     assert np.all(x[slipping & closing] > stick)
 

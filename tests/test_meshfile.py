@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT
 from fecontact.build import build_model
 from fecontact.case import CaseError, load_case
-from fecontact.meshfile import MeshFileError, load_mesh
+from fecontact.io.meshfile import MeshFileError, load_mesh
 from fecontact.run import run
 
 MESHES = ROOT / "meshes"

@@ -9,7 +9,7 @@ import numpy as np
 from conftest import CASES
 from fecontact.build import build_model
 from fecontact.case import load_case
-from fecontact.output import write_summary
+from fecontact.io.output import write_summary
 from fecontact.solve.problem import automatic_augmentation
 from fecontact.contact.search import closest_segments
 

@@ -40,9 +40,9 @@ from xml.sax.saxutils import quoteattr
 import meshio
 import numpy as np
 
-from .bodies.elasticity import body_von_mises
-from .solve.problem import ContactProblem
-from .solve.state import StepState
+from ..bodies.elasticity import body_von_mises
+from ..solve.problem import ContactProblem
+from ..solve.state import StepState
 
 # scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)
 _HEX_TO_VTK = [0, 3, 6, 2, 1, 5, 7, 4]
