@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .case import CaseError
+from .case.schema import CaseError
 
 EXIT_INPUT, EXIT_FAILED = 2, 3
 

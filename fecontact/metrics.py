@@ -11,7 +11,7 @@ import numpy as np
 
 from .analytic import CattaneoMindlinLine, HertzLine, relative_l2_error
 from .analytic3d import CattaneoMindlinSphere, HertzSphere, weighted_l2_error
-from .case import CaseError
+from .case.schema import CaseError
 from .contact.pairs import ContactPair
 from .friction import OPEN, SLIP, STICK
 from .contact.surface import ContactSurface

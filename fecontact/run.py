@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from . import checkpoint
-from .build import Model, build_model
-from .case import CaseError, load_case
+from .case.build import Model, build_model
+from .case.schema import CaseError, load_case
 from .interrupts import Interrupted, critical, handled
 from .solve.projected import KrylovBackend
 from .solve.factor import factorize, pinned_stiffness
@@ -28,7 +28,7 @@ from .metrics import evaluate_reference
 from .solve.state import StepState
 from .runfolder import RunFolder
 from .analysis.static import Progress, run_steps
-from .validate import model_findings
+from .case.checks import model_findings
 from .verify import residual_check
 
 logger = logging.getLogger(__name__)
@@ -69,8 +69,8 @@ def prepare(case_path, overrides=()):
     Raises
     ------
     CaseError
-        One line per problem found (:mod:`fecontact.case`, :mod:`fecontact.build`,
-        :mod:`fecontact.validate`).
+        One line per problem found (:mod:`fecontact.case.schema`, :mod:`fecontact.case.build`,
+        :mod:`fecontact.case.checks`).
     """
     case = load_case(case_path, overrides)
     model = build_model(case)

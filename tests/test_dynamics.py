@@ -17,8 +17,8 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import CASES
-from fecontact.build import build_model
-from fecontact.case import CaseError, load_case
+from fecontact.case.build import build_model
+from fecontact.case.schema import CaseError, load_case
 from fecontact.analysis.dynamic import DynamicAnalysis, _StepProblem, contact_nodes
 from fecontact.analysis.integrators import Integrator
 from fecontact.analysis.mass import MassSolver, project_velocity, redistribute

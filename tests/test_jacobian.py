@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from conftest import CASES
-from fecontact.build import build_model
-from fecontact.case import load_case
+from fecontact.case.build import build_model
+from fecontact.case.schema import load_case
 from fecontact.solve.backends import DirectBackend
 from fecontact.solve.schur import SchurBackend
 from fecontact.solve.newton import NewtonOptions, semismooth_newton

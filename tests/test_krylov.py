@@ -11,8 +11,8 @@ import scipy.linalg as la
 import scipy.sparse as sp
 
 from conftest import CASES
-from fecontact.build import build_model
-from fecontact.case import load_case
+from fecontact.case.build import build_model
+from fecontact.case.schema import load_case
 from fecontact.solve.krylov import gmres, projected_solve
 from fecontact.solve.amg import AMG, rigid_body_modes
 from fecontact.solve.backends import DirectBackend, make_backend

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from fecontact.build import build_model
-from fecontact.case import CaseError, load_case
+from fecontact.case.build import build_model
+from fecontact.case.schema import CaseError, load_case
 from fecontact.io.meshfile import MeshFileError, load_mesh
 from fecontact.run import run
 

@@ -11,8 +11,8 @@ solution as the penalty grows, with an error about 1/penalty.
 import pytest
 
 from conftest import CASES
-from fecontact.build import build_model
-from fecontact.case import CaseError, load_case
+from fecontact.case.build import build_model
+from fecontact.case.schema import CaseError, load_case
 from fecontact.metrics import evaluate_reference
 from fecontact.run import run
 

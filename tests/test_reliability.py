@@ -15,7 +15,7 @@ import pytest
 from conftest import CASES
 from fecontact import checkpoint
 from fecontact.cli import EXIT_FAILED, EXIT_INPUT, main
-from fecontact.case import CaseError
+from fecontact.case.schema import CaseError
 
 HERTZ = CASES / "hertz2d.toml"
 COARSE = ["--set", "bodies.0.mesh.h_contact=0.004"]
@@ -243,7 +243,7 @@ def test_failed_run_keeps_its_steps_and_says_why(capsys, tmp_path):
 
 
 def _case(path, args):
-    from fecontact.case import load_case
+    from fecontact.case.schema import load_case
     return load_case(path, [a for a in args if "=" in a])
 
 
@@ -273,7 +273,7 @@ def test_loose_solver_tolerance_is_not_called_converged(capsys, tmp_path):
 
 
 def test_non_finite_residual_is_reported_where_it_appears():
-    from fecontact.build import build_model
+    from fecontact.case.build import build_model
     from fecontact.solve.backends import make_backend
     from fecontact.solve.newton import semismooth_newton
 

@@ -7,8 +7,8 @@ import json
 import numpy as np
 
 from conftest import CASES
-from fecontact.build import build_model
-from fecontact.case import load_case
+from fecontact.case.build import build_model
+from fecontact.case.schema import load_case
 from fecontact.io.output import write_summary
 from fecontact.solve.problem import automatic_augmentation
 from fecontact.contact.search import closest_segments

@@ -128,7 +128,7 @@ def export_case(case_path, step: int, overrides=()) -> ProblemFile:
 
     Raises
     ------
-    fecontact.case.CaseError
+    fecontact.case.schema.CaseError
         The case is invalid (as ``fecontact check`` reports it).
     PFCError
         ``step`` out of range, the run failed before it, or the contact has

@@ -107,7 +107,7 @@ def _check(data, schema, where: str, source: str) -> None:
 
 def check_mesh_table(mesh: dict, where: str, source: str) -> None:
     """Mesh tables hold either ``file`` or ``generator`` plus its parameters."""
-    from .mesh import GENERATORS
+    from ..mesh import GENERATORS
 
     if "file" in mesh:
         extra = sorted(set(mesh) - {"file"})

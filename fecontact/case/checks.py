@@ -1,6 +1,6 @@
 r"""Checks of a built model before anything is solved.
 
-The case-file layer (:mod:`fecontact.case`, :mod:`fecontact.build`) already
+The case-file layer (:mod:`fecontact.case.schema`, :mod:`fecontact.case.build`) already
 rejects unknown keys, wrong types, missing or unreadable meshes, unknown
 boundaries, empty surfaces and out-of-range material and friction
 parameters.  This module checks what only the assembled model shows:
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .mesh.quality import format_point
-from .solve.operators import kinematic_operator
-from .contact.surface import ContactSurface
+from ..contact.surface import ContactSurface
+from ..mesh.quality import format_point
+from ..solve.operators import kinematic_operator
 
 #: default initial-penetration tolerance, relative to the model's bounding-box diagonal
 PENETRATION = 1e-6
@@ -212,7 +212,7 @@ def model_findings(model) -> list:
 
 def backend_findings(model, source: str) -> list:
     """An unknown ``solver.backend``, or a Krylov backend for a body held only by contact."""
-    from .solve.backends import BACKENDS, KRYLOV_BACKENDS
+    from ..solve.backends import BACKENDS, KRYLOV_BACKENDS
 
     name = model.backend
     if name != "auto" and name not in BACKENDS:

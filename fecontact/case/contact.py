@@ -1,0 +1,128 @@
+"""Contact pairs of a case file: slave surfaces, masters (bodies or rigid obstacles), formulations and friction laws."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bodies import amplitude_of
+
+from .schema import CaseError
+from ..contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
+from ..contact.surface import contact_surface
+from ..friction.base import LAWS
+from ..friction.coulomb import Coulomb
+from ..friction.ipc import SmoothIPC
+from ..friction.static_kinetic import StaticKinetic
+from ..friction.velocity import VelocityDependent
+
+FORMULATIONS = ("node_to_segment", "mortar")
+ENFORCEMENTS = ("multiplier", "penalty")
+
+
+def check_mortar(slave, master, bodies, prefix):
+    """Mortar needs a body as master and linear facets (triangles in 3D)."""
+    if not hasattr(master, "facets"):
+        raise CaseError(f"{prefix} needs a body as master, not an obstacle")
+    for surface in (slave, master):
+        body = bodies[surface.body]
+        if body.has_edge_nodes:
+            raise CaseError(f"{prefix} needs linear elements; body {body.name!r} is {body.element}")
+        if body.dim == 3 and surface.facets.shape[0] != 3:
+            raise CaseError(f"{prefix} needs triangle facets in 3D (tetrahedra); body {body.name!r} "
+                            f"has quadrilaterals")
+
+
+def surface_of(spec, where, bodies, index, source):
+    for key in ("body", "boundary"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    if spec["body"] not in index:
+        raise CaseError(f"{source}: '{where}.body' = {spec['body']!r} is not a body; "
+                        f"bodies: {', '.join(index)}")
+    i = index[spec["body"]]
+    try:
+        return contact_surface(bodies[i], i, spec["boundary"])
+    except KeyError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}.boundary': {err}") from None
+
+
+def vector_of(spec, key, default, dim, where, source) -> np.ndarray:
+    value = np.asarray(spec.get(key, default), float)
+    if value.shape != (dim,):
+        raise CaseError(f"{source}: '{where}.{key}' needs {dim} coordinates, got {spec.get(key)!r}")
+    return value
+
+
+# obstacle name -> (class, dimension)
+OBSTACLES = {"line": (RigidLine, 2), "circle": (RigidCircle, 2),
+             "plane": (RigidPlane, 3), "sphere": (RigidSphere, 3)}
+
+
+def friction_law(spec: dict, where: str, source: str):
+    """Friction law of a contact pair from its ``friction`` table.
+
+    ``coulomb`` takes ``mu``; ``static_kinetic``, ``velocity`` and ``ipc``
+    take ``mu_s`` and ``mu_k`` (each defaults to ``mu``), ``velocity`` also
+    ``dc`` (needed when ``mu_s != mu_k``) and ``ipc`` ``eps_v``.
+    """
+    name = spec.get("law", "coulomb")
+    if name not in LAWS:
+        raise CaseError(f"{source}: '{where}.law' = {name!r}; choose one of {', '.join(LAWS)}")
+    for key in ("mu", "mu_s", "mu_k", "dc", "eps_v"):
+        if key in spec and not float(spec[key]) >= 0.0:
+            raise CaseError(f"{source}: '{where}.{key}' must be >= 0, got {spec[key]}")
+    if name == "frictionless":
+        return Coulomb(0.0)
+
+    def coefficient(key, default=None):
+        if key not in spec and default is None:
+            raise CaseError(f"{source}: '{where}' needs '{key}' for law {name!r}")
+        return float(spec.get(key, default))     # >= 0: checked above
+
+    if name == "coulomb":
+        return Coulomb(coefficient("mu", 0.0))
+    mu = spec.get("mu")
+    mu_s, mu_k = coefficient("mu_s", mu), coefficient("mu_k", mu)
+    if mu_k > mu_s:
+        raise CaseError(f"{source}: '{where}.mu_k' ({mu_k}) must not exceed '{where}.mu_s' "
+                        f"({mu_s}): kinetic friction is at most static friction")
+    if name == "static_kinetic":
+        return StaticKinetic(mu_s, mu_k)
+    if name == "velocity":
+        return VelocityDependent(mu_s, mu_k, coefficient("dc", 0.0 if mu_s == mu_k else None))
+    eps_v = coefficient("eps_v")
+    if eps_v <= 0:
+        raise CaseError(f"{source}: '{where}.eps_v' must be > 0, got {eps_v}")
+    return SmoothIPC(mu_s, mu_k, eps_v)
+
+
+def master_of(spec, where, bodies, index, source, dim, default=None):
+    if "body" in spec:
+        return surface_of(spec, where, bodies, index, source)
+    kind = spec.get("obstacle")
+    if kind not in OBSTACLES:
+        raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = "
+                        f"{'line or circle' if dim == 2 else 'plane or sphere'}")
+    cls, obstacle_dim = OBSTACLES[kind]
+    if obstacle_dim != dim:
+        other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}[kind]
+        raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {obstacle_dim}D obstacle; "
+                        f"the bodies are {dim}D (use {other!r})")
+    zero = [0.0] * dim
+    disp = vector_of(spec, "displacement", zero, dim, where, source)
+    amp = amplitude_of(spec.get("amplitude"), f"{where}.amplitude", source, default)
+    if kind in ("line", "plane"):
+        normal = vector_of(spec, "normal", zero[:-1] + [1.0], dim, where, source)
+        if np.linalg.norm(normal) == 0:
+            raise CaseError(f"{source}: '{where}.normal' must be non-zero")
+        return cls(vector_of(spec, "point", zero, dim, where, source),
+                   normal / np.linalg.norm(normal), disp, amp)
+    for key in ("center", "radius"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' ({kind}) needs '{key}'")
+    if spec["radius"] <= 0:
+        raise CaseError(f"{source}: '{where}.radius' must be > 0")
+    return cls(vector_of(spec, "center", zero, dim, where, source), float(spec["radius"]),
+               bool(spec.get("inside", False)), disp, amp)
