@@ -24,7 +24,7 @@ from .solve.projected import KrylovBackend
 from .solve.factor import factorize, pinned_stiffness
 from .solve.backends import make_backend
 from .solve.amg import plain_krylov_solve
-from .metrics import evaluate_reference
+from .references.metrics import evaluate_reference
 from .solve.state import StepState
 from .runfolder import RunFolder
 from .analysis.static import Progress, run_steps

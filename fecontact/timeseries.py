@@ -122,7 +122,7 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
     ``cp`` is a :class:`fecontact.checkpoint.Checkpoint` to continue from.
     """
     from .checkpoint import RestartError, fingerprint
-    from .dynamic_metrics import evaluate_dynamic_reference
+    from .references.dynamic_metrics import evaluate_dynamic_reference
     from .run import RunResult, _conclude, _written_state
 
     problem, opts = model.problem, model.dynamics

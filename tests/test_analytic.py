@@ -4,13 +4,8 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from fecontact.analytic import (
-    CattaneoMindlinLine,
-    HertzLine,
-    effective_modulus,
-    effective_radius,
-    relative_l2_error,
-)
+from fecontact.references.analytic2d import (CattaneoMindlinLine, HertzLine, effective_modulus,
+                                             effective_radius, relative_l2_error)
 
 E_STEEL = 210e3
 NU_STEEL = 0.3

@@ -1,7 +1,7 @@
 """Every case in cases/ runs, and the benchmarks meet their analytic targets.
 
 References are closed-form (Hertz; Cattaneo–Mindlin), evaluated in
-fecontact.analytic from the case parameters and the computed loads; the
+fecontact.references.analytic2d from the case parameters and the computed loads; the
 analytic module itself is checked against integrals in test_analytic.py.
 """
 

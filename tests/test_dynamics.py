@@ -209,7 +209,7 @@ def test_stick_slip_durations(results):
     t = np.array(r.summary["time_series"]["t"])
     force = np.array(r.summary["time_series"]["spring_force"]["spring"])
     phases = m["slip_durations"]
-    from fecontact.dynamic_metrics import slip_phases
+    from fecontact.references.dynamic_metrics import slip_phases
     v = np.array(r.summary["time_series"]["spring_velocity"]["spring"])
     for start, end in slip_phases(t, v, 1e-6 * V)[1:]:
         assert abs(np.interp(start, t, force) / (mu_s * N) - 1) <= 0.02

@@ -13,7 +13,7 @@ import pytest
 from conftest import CASES
 from fecontact.case.build import build_model
 from fecontact.case.schema import CaseError, load_case
-from fecontact.metrics import evaluate_reference
+from fecontact.references.metrics import evaluate_reference
 from fecontact.run import run
 
 NTS = ['contact.0.formulation="node_to_segment"']

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .case.schema import CaseError
+from ..case.schema import CaseError
 from .metrics import reference_of
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analytic import CattaneoMindlinLine, HertzLine, relative_l2_error
+from .analytic2d import CattaneoMindlinLine, HertzLine, relative_l2_error
 from .analytic3d import CattaneoMindlinSphere, HertzSphere, weighted_l2_error
-from .case.schema import CaseError
-from .contact.pairs import ContactPair
-from .friction import OPEN, SLIP, STICK
-from .contact.surface import ContactSurface
+from ..case.schema import CaseError
+from ..contact.pairs import ContactPair
+from ..friction import OPEN, SLIP, STICK
+from ..contact.surface import ContactSurface
 
 
 def _metric(value, reference=None) -> dict:
@@ -128,7 +128,7 @@ def cattaneo_mindlin_line(model, state, ref: dict) -> dict:
 
 
 def model_slave_nodes(model) -> np.ndarray:
-    from .io.output import slave_global_nodes
+    from ..io.output import slave_global_nodes
 
     return slave_global_nodes(model.problem)
 
@@ -233,7 +233,7 @@ def uniform_stress(model, state, ref: dict) -> dict:
     ``reference.contact``, the largest deviation of the nodal contact
     pressures from ``n . sigma . n``.
     """
-    from .bodies.elasticity import stress
+    from ..bodies.elasticity import stress
 
     system = model.problem.system
     exact = np.asarray(ref.get("stress"), float)

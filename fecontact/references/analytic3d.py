@@ -20,7 +20,7 @@ r"""Closed-form reference solutions for 3D (axisymmetric) sphere contact.
              - \frac{c}{a}\sqrt{1 - r^2/c^2}\,[r < c]\Big].
 
 ``R`` is the effective radius ``1/R = 1/R_1 + 1/R_2`` and ``E^*`` the
-contact modulus of :func:`fecontact.analytic.effective_modulus` (the same
+contact modulus of :func:`fecontact.references.analytic2d.effective_modulus` (the same
 formula holds in 3D).  All functions broadcast over numpy arrays.
 """
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .analytic import _check_partial_slip, _check_positive, _elliptic
+from .analytic2d import check_partial_slip, check_positive, elliptic
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class HertzSphere:
     E_star: float
 
     def __post_init__(self):
-        _check_positive(P=self.P, R=self.R, E_star=self.E_star)
+        check_positive(P=self.P, R=self.R, E_star=self.E_star)
 
     @property
     def contact_radius(self) -> float:
@@ -59,7 +59,7 @@ class HertzSphere:
 
     def pressure(self, r: ArrayLike) -> NDArray:
         """``p(r)``, zero outside the contact circle."""
-        return self.peak_pressure * _elliptic(r, self.contact_radius)
+        return self.peak_pressure * elliptic(r, self.contact_radius)
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ class CattaneoMindlinSphere:
     E_star: float
 
     def __post_init__(self):
-        _check_positive(P=self.P, mu=self.mu, R=self.R, E_star=self.E_star)
-        _check_partial_slip(self.P, self.Q, self.mu)
+        check_positive(P=self.P, mu=self.mu, R=self.R, E_star=self.E_star)
+        check_partial_slip(self.P, self.Q, self.mu)
 
     @property
     def hertz(self) -> HertzSphere:
@@ -95,7 +95,7 @@ class CattaneoMindlinSphere:
         """Magnitude of the shear traction along ``Q``, ``q(r)``."""
         a, c = self.contact_radius, self.stick_radius
         scale = 3.0 * self.mu * self.P / (2.0 * np.pi * a**2)
-        return scale * (_elliptic(r, a) - (c / a) * _elliptic(r, c))
+        return scale * (elliptic(r, a) - (c / a) * elliptic(r, c))
 
 
 def weighted_l2_error(weights: ArrayLike, numerical: ArrayLike, reference: ArrayLike) -> float:

@@ -98,19 +98,20 @@ def effective_radius(R1: ArrayLike, R2: Optional[ArrayLike] = None):
     return 1.0 / curvature
 
 
-def _check_positive(**values: float) -> None:
+def check_positive(**values: float) -> None:
+    """Raise ``ValueError`` naming the first of the keyword arguments that is not positive."""
     for name, value in values.items():
         if not value > 0:
             raise ValueError(f"{name} must be positive, got {value!r}")
 
 
-def _check_partial_slip(P: float, Q: float, mu: float) -> None:
+def check_partial_slip(P: float, Q: float, mu: float) -> None:
     """Cattaneo-Mindlin needs a tangential load below full sliding, ``0 <= Q < mu P``."""
     if not 0.0 <= Q < mu * P:
         raise ValueError(f"Cattaneo-Mindlin needs 0 <= Q < mu P = {mu * P!r}, got Q = {Q!r}")
 
 
-def _elliptic(x: ArrayLike, half_width: float) -> NDArray:
+def elliptic(x: ArrayLike, half_width: float) -> NDArray:
     """``sqrt(1 - (x / w)**2)`` for ``|x| < w = half_width``, else 0."""
     s = np.asarray(x, dtype=float) / half_width
     return np.sqrt(np.clip(1.0 - s * s, 0.0, None))
@@ -146,7 +147,7 @@ class HertzLine:
     E_star: float
 
     def __post_init__(self):
-        _check_positive(P=self.P, R=self.R, E_star=self.E_star)
+        check_positive(P=self.P, R=self.R, E_star=self.E_star)
 
     @property
     def half_width(self) -> float:
@@ -171,7 +172,7 @@ class HertzLine:
         numpy.ndarray
             :math:`p_0 \\sqrt{1 - (x/a)^2}` inside the contact, 0 outside.
         """
-        return self.peak_pressure * _elliptic(x, self.half_width)
+        return self.peak_pressure * elliptic(x, self.half_width)
 
 
 @dataclass(frozen=True)
@@ -225,8 +226,8 @@ class CattaneoMindlinLine:
     E_star: float
 
     def __post_init__(self):
-        _check_positive(P=self.P, mu=self.mu, R=self.R, E_star=self.E_star)
-        _check_partial_slip(self.P, self.Q, self.mu)
+        check_positive(P=self.P, mu=self.mu, R=self.R, E_star=self.E_star)
+        check_partial_slip(self.P, self.Q, self.mu)
 
     @property
     def hertz(self) -> HertzLine:
@@ -268,9 +269,9 @@ class CattaneoMindlinLine:
         """
         b, c = self.half_width, self.stick_half_width
         scale = self.mu * self.peak_pressure
-        q = scale * _elliptic(x, b)
+        q = scale * elliptic(x, b)
         if c > 0.0:
-            q = q - scale * (c / b) * _elliptic(x, c)
+            q = q - scale * (c / b) * elliptic(x, c)
         return q
 
 
