@@ -16,7 +16,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from fecontact.plot import contact_profile, traction_field, _screenshot
+from fecontact.visuals.profiles import contact_profile
+from fecontact.visuals.traction import traction_field, _screenshot
 from fecontact.run import run
 
 ROOT = Path(__file__).resolve().parents[1]

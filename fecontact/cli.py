@@ -100,7 +100,7 @@ def _bench(args) -> int:
 
 
 def _plot(folder, step: int, debug: bool) -> int:
-    from .plot import render
+    from .visuals.traction import render
 
     try:
         paths = render(folder, step)

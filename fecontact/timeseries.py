@@ -38,7 +38,7 @@ from .analysis.dynamic_records import DynamicState
 from .analysis.energy import EnergyLedger, StepForces
 from .interrupts import Interrupted, critical
 from .runfolder import RunFolder
-from .timeplot import plot_time_series
+from .visuals.timeplot import plot_time_series
 from .verify import residual_check
 
 logger = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ def test_site_builds_strictly(tmp_path):
     api = (out / "api" / "fecontact.analysis.dynamic" / "index.html").read_text()
     assert "DynamicAnalysis" in api and "persistent" in api   # class and module docstring
     modules = sorted(p.name for p in (out / "api").iterdir())
-    assert "fecontact.plot" in modules and "fecontact.solve.problem" in modules
+    assert "fecontact.visuals.results" in modules and "fecontact.solve.problem" in modules
     # every figure the pages show is in the site
     import re
     for html in out.rglob("*.html"):

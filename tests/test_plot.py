@@ -40,7 +40,7 @@ def test_plot_command_renders_every_figure(hertz, capsys):
 
 
 def test_grid_has_all_point_data_and_matches_the_state(hertz):
-    from fecontact.plot import to_grid
+    from fecontact.visuals.results import to_grid
 
     grid = to_grid(hertz)
     assert isinstance(grid, pv.UnstructuredGrid)
@@ -52,7 +52,7 @@ def test_grid_has_all_point_data_and_matches_the_state(hertz):
 
 
 def test_traction_field_returns_a_plotter(hertz, tmp_path):
-    from fecontact.plot import traction_field
+    from fecontact.visuals.traction import traction_field
 
     plotter = traction_field(hertz, "contact_pressure", off_screen=True)
     assert isinstance(plotter, pv.Plotter)
@@ -82,7 +82,7 @@ def test_plot_of_a_folder_without_results_is_one_line(tmp_path, capsys):
 def test_3d_contact_patch_is_rendered(tmp_path):
     r = run(CASES / "hertz3d.toml", tmp_path, ["bodies.0.mesh.h_contact=0.06",
                                                 "bodies.0.mesh.h_far=0.3"])
-    from fecontact.plot import render
+    from fecontact.visuals.traction import render
 
     paths = render(r)
     names = {p.name for p in paths}

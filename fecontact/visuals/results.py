@@ -1,0 +1,126 @@
+r"""Figures of a run: pyvista traction fields and matplotlib profiles, off-screen.
+
+From a result folder (``summary.json`` plus the VTU series) or a
+:class:`fecontact.run.RunResult`:
+
+:func:`to_grid`
+    The state at one output step as a ``pyvista.UnstructuredGrid`` with all
+    point data of the VTU (displacement, contact pressure and traction, gap,
+    slip, status, von Mises stress, ...).
+:func:`traction_field`
+    A ``pyvista.Plotter`` showing the deformed bodies and the contact surface
+    coloured by a contact field, with traction arrows; call ``show()`` in a
+    notebook or ``screenshot()``.
+:func:`render`
+    All PNGs of ``fecontact plot OUT_DIR``:
+
+    * ``deformed_von_mises.png``: deformed mesh coloured by von Mises stress;
+    * ``contact_pressure.png``, ``contact_traction.png``: the contact surface
+      coloured by the pressure and by the magnitude of the tangential
+      traction, with traction arrows (3D: also ``contact_patch.png``, the
+      patch seen from the master side);
+    * ``contact_status.png``: open / stick / slip;
+    * ``contact_profile.png``: pressure and tangential traction along the
+      contact surface (2D: against ``x``; 3D: against the distance from the
+      contact axis) with the analytic solution where the case has one;
+    * ``newton_history.png``: both Newton residuals per iteration, log scale.
+
+``import fecontact`` does not import pyvista or matplotlib; this module
+imports them when called.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+import numpy as np
+
+STATUS_NAMES = ("open", "stick", "slip")
+
+
+@dataclass(frozen=True)
+class ResultFolder:
+    """A run's output folder.
+
+    Attributes
+    ----------
+    path : Path
+    summary : dict
+    steps : list of (time, Path)
+        The VTU files of the ``.pvd`` index, in order.
+    """
+
+    path: Path
+    summary: dict
+    steps: list
+
+    @staticmethod
+    def open(path) -> "ResultFolder":
+        path = Path(getattr(path, "out_dir", path))
+        summary_path = path / "summary.json"
+        if not summary_path.is_file():
+            raise FileNotFoundError(f"{path}: no summary.json (not a fecontact result folder)")
+        summary = json.loads(summary_path.read_text())
+        steps = []
+        pvd = sorted(path.glob("*.pvd"))
+        if pvd:
+            root = ElementTree.parse(pvd[0]).getroot()
+            steps = [(float(d.get("timestep")), path / d.get("file")) for d in root.iter("DataSet")]
+        return ResultFolder(path, summary, steps)
+
+    @property
+    def dim(self) -> int:
+        return int(self.summary.get("dim", 2))
+
+
+def to_grid(source, step: int = -1):
+    """The state at output ``step`` (default the last) as a ``pyvista.UnstructuredGrid``.
+
+    Parameters
+    ----------
+    source : path of a result folder, ResultFolder or RunResult
+    """
+    import pyvista as pv
+
+    _quiet_vtk()
+    folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
+    if not folder.steps:
+        raise FileNotFoundError(f"{folder.path}: no VTU files (the run had output.vtu = false)")
+    grid = pv.read(folder.steps[step][1])
+    return grid
+
+
+def _quiet_vtk() -> None:
+    """Without a display VTK tries X first and logs a warning before it renders off-screen."""
+    try:
+        from vtkmodules.vtkCommonCore import vtkLogger
+    except ImportError:             # pragma: no cover - older VTK
+        return
+    vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_ERROR)
+
+
+def deformed(grid, scale: float):
+    """A copy of ``grid`` with its points moved by ``scale`` times the ``displacement`` point data."""
+    out = grid.copy()
+    out.points = grid.points + scale * grid.point_data["displacement"]
+    return out
+
+
+def auto_scale(grid) -> float:
+    """Displacement magnification: 1, or what makes the largest displacement 5 % of the size."""
+    u = np.linalg.norm(grid.point_data["displacement"], axis=1).max(initial=0.0)
+    size = np.linalg.norm(np.ptp(grid.points, axis=0))
+    if u == 0.0 or u >= 0.05 * size:
+        return 1.0
+    return float(0.05 * size / u)
+
+def with_tangential_traction(grid):
+    """Adds ``tangential_traction``: the magnitude of the traction minus its normal part."""
+    t = grid.point_data["contact_traction"]
+    p = grid.point_data["contact_pressure"]
+    # the normal component is the pressure; the rest is tangential
+    grid.point_data["tangential_traction"] = np.sqrt(np.maximum(np.sum(t * t, axis=1) - p * p, 0.0))
+    return grid

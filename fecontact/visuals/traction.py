@@ -1,0 +1,186 @@
+"""Pictures of a result with pyvista, off-screen: the deformed mesh by von Mises stress, contact pressure and traction arrows, open/stick/slip status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .profiles import contact_profile, newton_history
+from .results import ResultFolder, auto_scale, deformed, to_grid, with_tangential_traction
+
+
+def _contact_part(grid, dim: int):
+    """Contact surface: boundary lines (2D) or faces (3D) whose points are all slave nodes."""
+    slave = grid.point_data["slave"] > 0 if "slave" in grid.point_data else \
+        np.abs(grid.point_data["contact_pressure"]) + np.abs(grid.point_data["gap"]) > 0
+    boundary = grid.extract_surface(algorithm=None)
+    if dim == 2:
+        boundary = boundary.extract_feature_edges(boundary_edges=True, feature_edges=False,
+                                                  manifold_edges=False, non_manifold_edges=False)
+    ids = boundary.point_data["vtkOriginalPointIds"] if "vtkOriginalPointIds" in boundary.point_data \
+        else _match_points(grid, boundary)
+    keep_point = slave[ids]
+    # cell connectivity of the boundary PolyData (lines in 2D, faces in 3D)
+    conn = boundary.lines if dim == 2 else boundary.faces
+    keep, i = [], 0
+    while i < conn.size:
+        n = conn[i]
+        keep.append(bool(np.all(keep_point[conn[i + 1:i + 1 + n]])))
+        i += n + 1
+    keep = np.array(keep, dtype=bool)
+    if not keep.any():
+        return None
+    return boundary.remove_cells(np.flatnonzero(~keep))
+
+
+def _match_points(grid, part) -> np.ndarray:
+    from scipy.spatial import cKDTree
+
+    return cKDTree(grid.points).query(part.points)[1]
+
+
+def traction_field(source, scalars: str = "contact_pressure", step: int = -1, scale=None,
+                   glyphs: bool = True, off_screen: bool | None = None, from_master_side=False,
+                   zoom_contact: bool = True, window_size=(1200, 900)):
+    """Deformed bodies and the contact surface coloured by ``scalars``, with traction arrows.
+
+    Parameters
+    ----------
+    source : result folder path, ResultFolder or RunResult
+    scalars : str
+        Point field on the contact surface: ``contact_pressure``,
+        ``tangential_traction`` (magnitude), ``contact_status``, ``gap``, ...
+    scale : float, optional
+        Displacement magnification (default 1: the contact as computed).
+    from_master_side : bool
+        3D: look at the contact patch along the contact normal from the master side.
+    zoom_contact : bool
+        2D: frame the contact surface rather than the whole bodies.
+
+    Returns
+    -------
+    pyvista.Plotter
+    """
+    import pyvista as pv
+
+    folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
+    grid = with_tangential_traction(to_grid(folder, step))
+    dim = folder.dim
+    warped = deformed(grid, 1.0 if scale is None else scale)
+    plotter = pv.Plotter(off_screen=off_screen, window_size=window_size)
+    plotter.set_background("white")
+    contact = _contact_part(warped, dim)
+    if not from_master_side:
+        plotter.add_mesh(warped, color="lightgray", opacity=0.35 if dim == 3 else 1.0,
+                         show_edges=dim == 2, edge_color="gray")
+    if contact is not None:
+        kwargs = dict(scalars=scalars, cmap="viridis",
+                      scalar_bar_args={"title": scalars.replace("_", " "), "color": "black"})
+        if scalars == "contact_status":
+            kwargs.update(cmap=["lightgray", "royalblue", "orangered"], clim=(0, 2), n_colors=3,
+                          categories=True,
+                          scalar_bar_args={"title": "0 open, 1 stick, 2 slip", "color": "black"})
+        if dim == 2:
+            size = np.linalg.norm(np.ptp(contact.points, axis=0))
+            plotter.add_mesh(contact.tube(radius=0.006 * size), **kwargs)
+        else:
+            plotter.add_mesh(contact, show_edges=True, edge_color="gray", **kwargs)
+        if glyphs:
+            _add_traction_arrows(plotter, contact, grid)
+    if dim == 2:
+        plotter.view_xy()
+        if zoom_contact and contact is not None:
+            _zoom_to(plotter, contact)
+    elif from_master_side and contact is not None:
+        normal = contact.compute_normals(cell_normals=False).point_data["Normals"].mean(axis=0)
+        center = np.asarray(contact.center)
+        plotter.camera.focal_point = center
+        plotter.camera.position = center + normal * 3 * contact.length
+        plotter.camera.up = (1.0, 0.0, 0.0) if abs(normal[0]) < 0.9 else (0.0, 1.0, 0.0)
+    else:
+        plotter.view_isometric()
+    return plotter
+
+
+def _zoom_to(plotter, part) -> None:
+    """Frame ``part`` (2D view along z)."""
+    lo, hi = np.asarray(part.bounds[0::2]), np.asarray(part.bounds[1::2])
+    center = 0.5 * (lo + hi)
+    half = 0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])) * 1.3
+    plotter.camera.focal_point = center
+    plotter.camera.position = center + np.array([0.0, 0.0, 10.0 * max(half, 1e-12)])
+    plotter.camera.up = (0.0, 1.0, 0.0)
+    plotter.camera.parallel_projection = True
+    plotter.camera.parallel_scale = max(half, 1e-12)
+
+
+def _add_traction_arrows(plotter, contact, grid, max_arrows: int = 60) -> None:
+    """Arrows of the traction on the slave surface at (at most ``max_arrows``) loaded nodes.
+
+    The longest arrow is a fifth of the extent of the loaded zone.
+    """
+    import pyvista as pv
+
+    traction = contact.point_data["contact_traction"]
+    magnitude = np.linalg.norm(traction, axis=1)
+    loaded = np.flatnonzero(magnitude > 0.0)
+    if loaded.size == 0:
+        return
+    if loaded.size > max_arrows:
+        loaded = loaded[np.linspace(0, loaded.size - 1, max_arrows).round().astype(int)]
+    points = np.asarray(contact.points)[loaded]
+    extent = max(float(np.linalg.norm(np.ptp(points, axis=0))),
+                 1e-3 * float(np.linalg.norm(np.ptp(grid.points, axis=0))))
+    cloud = pv.PolyData(points)
+    cloud.point_data["arrows"] = traction[loaded] / magnitude.max() * 0.2 * extent
+    arrows = cloud.glyph(orient="arrows", scale="arrows", factor=1.0, geom=_arrow())
+    plotter.add_mesh(arrows, color="black")
+
+
+def _arrow():
+    import pyvista as pv
+
+    return pv.Arrow(tip_length=0.25, tip_radius=0.06, shaft_radius=0.02)
+
+
+
+def _screenshot(plotter, path: Path) -> Path:
+    plotter.screenshot(str(path))
+    plotter.close()
+    return path
+
+
+def render(source, step: int = -1, window_size=(1200, 900)) -> list:
+    """Write every figure of a result folder into it; returns the PNG paths."""
+    folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
+    out = []
+    if folder.steps:
+        import pyvista as pv
+
+        grid = to_grid(folder, step)
+        scale = auto_scale(grid)
+        plotter = pv.Plotter(off_screen=True, window_size=window_size)
+        plotter.set_background("white")
+        plotter.add_mesh(deformed(grid, scale), scalars="von_mises", cmap="turbo",
+                         show_edges=folder.dim == 2, edge_color="gray",
+                         scalar_bar_args={"title": "von Mises stress", "color": "black"})
+        if folder.dim == 2:
+            plotter.view_xy()
+        else:
+            plotter.view_isometric()
+        plotter.add_text(f"displacement x {scale:.3g}", font_size=10, color="black")
+        out.append(_screenshot(plotter, folder.path / "deformed_von_mises.png"))
+        for name, scalars in (("contact_pressure", "contact_pressure"),
+                              ("contact_traction", "tangential_traction"),
+                              ("contact_status", "contact_status")):
+            plotter = traction_field(folder, scalars, step, off_screen=True,
+                                     glyphs=name != "contact_status", window_size=window_size)
+            out.append(_screenshot(plotter, folder.path / f"{name}.png"))
+        if folder.dim == 3:
+            plotter = traction_field(folder, "contact_pressure", step, off_screen=True,
+                                     from_master_side=True, window_size=window_size)
+            out.append(_screenshot(plotter, folder.path / "contact_patch.png"))
+        out.append(contact_profile(folder, step))
+    out.append(newton_history(folder))
+    return [p for p in out if p is not None]
