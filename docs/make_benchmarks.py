@@ -10,7 +10,7 @@ import logging
 import platform
 from pathlib import Path
 
-from fecontact.run import run
+from fecontact.run.static import run
 
 ROOT = Path(__file__).resolve().parents[1]
 

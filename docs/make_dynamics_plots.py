@@ -13,7 +13,7 @@ import logging
 import shutil
 from pathlib import Path
 
-from fecontact.run import run
+from fecontact.run.static import run
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ("stickslip", "incline_dynamic", "velocity_weakening", "impact")

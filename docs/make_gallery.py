@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fecontact.visuals.profiles import contact_profile
 from fecontact.visuals.traction import traction_field, _screenshot
-from fecontact.run import run
+from fecontact.run.static import run
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "docs" / "gallery"

@@ -30,7 +30,7 @@ def load(case: Path, out: Path, reuse: bool) -> tuple[dict, object]:
     """summary.json of the run, and the run's final state (None when reused)."""
     if reuse and (out / "summary.json").is_file():
         return json.loads((out / "summary.json").read_text()), None
-    from fecontact.run import run
+    from fecontact.run.static import run
 
     result = run(case, out)
     return result.summary, result

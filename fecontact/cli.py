@@ -3,7 +3,7 @@
 ``fecontact run CASE.toml [--out DIR] [--set key.path=value ...] [--restart OUT_DIR]``
 solves a case; ``fecontact check CASE.toml`` validates it without solving;
 ``fecontact plot OUT_DIR`` renders a result folder; ``fecontact bench``
-times contact solves against a linear solve over mesh sizes (:mod:`fecontact.bench`); ``fecontact pfc
+times contact solves against a linear solve over mesh sizes (:mod:`fecontact.run.bench`); ``fecontact pfc
 export|solve`` writes and solves Siconos' global frictional contact problem
 (:mod:`fecontact.pfc.command`).
 
@@ -73,7 +73,7 @@ def _bad_option(message: str) -> int:
 
 
 def _bench(args) -> int:
-    from .bench import SERIES, run_series
+    from .run.bench import SERIES, run_series
     from .solve.backends import BACKENDS
 
     names = [s.strip() for s in args.series.split(",") if s.strip()]
@@ -184,7 +184,7 @@ def _input_error(args, err) -> int:
 
 
 def _check(args) -> int:
-    from .run import prepare
+    from .run.static import prepare
 
     case, model = prepare(args.case, args.overrides)
     p = model.problem
@@ -210,8 +210,8 @@ def _main(args) -> int:
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
         return _plot(args.out, args.step, args.debug)
     _configure_logging(getattr(args, "quiet", False), getattr(args, "verbose", False))
-    from .checkpoint import RestartError
-    from .interrupts import Interrupted
+    from .run.checkpoint import RestartError
+    from .run.interrupts import Interrupted
     from .pfc.problem import PFCError
 
     if args.command == "bench":
@@ -236,7 +236,7 @@ def _main(args) -> int:
     try:
         if args.command == "check":
             return _check(args)
-        from .run import run
+        from .run.static import run
 
         result = run(args.case, out, args.overrides, restart=args.restart is not None)
     except (CaseError, RestartError) as err:

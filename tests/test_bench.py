@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from conftest import CASES
-from fecontact.bench import SERIES, measure
+from fecontact.run.bench import SERIES, measure
 from fecontact.cli import main
-from fecontact.run import run
+from fecontact.run.static import run
 
 
 def test_bench_writes_consistent_tables(tmp_path, capsys):

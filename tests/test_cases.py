@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import CASES
-from fecontact.run import run
+from fecontact.run.static import run
 
 # quasi-static cases (dynamic ones, with a [dynamics] table, are run by test_dynamics.py)
 ALL_CASES = sorted(p.stem for p in CASES.glob("*.toml") if "[dynamics]" not in p.read_text())

@@ -22,7 +22,7 @@ from fecontact.case.schema import CaseError, load_case
 from fecontact.analysis.dynamic import DynamicAnalysis, _StepProblem, contact_nodes
 from fecontact.analysis.integrators import Integrator
 from fecontact.analysis.mass import MassSolver, project_velocity, redistribute
-from fecontact.run import run
+from fecontact.run.static import run
 
 DYNAMIC_CASES = sorted(p.stem for p in CASES.glob("*.toml") if "[dynamics]" in p.read_text())
 

@@ -4,7 +4,7 @@ both plane models transmit the exact uniform pressure (sigma_yy = E' * strain)."
 import numpy as np
 import pytest
 
-from fecontact.run import run
+from fecontact.run.static import run
 
 BLOCK = """
 name = "block"

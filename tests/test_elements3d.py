@@ -4,7 +4,7 @@ tetrahedra (P1, P2) and hexahedra (Q1); a block held only by contact."""
 import numpy as np
 import pytest
 
-from fecontact.run import run
+from fecontact.run.static import run
 
 BLOCK3D = """
 name = "block3d"

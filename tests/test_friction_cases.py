@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import CASES
-from fecontact.run import run
+from fecontact.run.static import run
 
 
 @pytest.fixture(scope="module")

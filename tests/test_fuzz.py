@@ -13,10 +13,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fecontact import checkpoint
+from fecontact.run import checkpoint
 from fecontact.cli import EXIT_FAILED, EXIT_INPUT, main
-from fecontact.run import prepare
-from fecontact.verify import residual_check
+from fecontact.run.static import prepare
+from fecontact.run.verify import residual_check
 from test_reliability import BLOCK, _grid, _write_block_msh
 
 FUZZ = settings(max_examples=25, deadline=None, derandomize=True,

@@ -18,7 +18,7 @@ from fecontact.solve.amg import AMG, rigid_body_modes
 from fecontact.solve.backends import DirectBackend, make_backend
 from fecontact.solve.projected import KrylovBackend
 from fecontact.solve.newton import NewtonOptions, semismooth_newton
-from fecontact.run import run
+from fecontact.run.static import run
 from fecontact.analysis.static import run_steps
 
 

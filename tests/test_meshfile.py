@@ -7,7 +7,7 @@ from conftest import ROOT
 from fecontact.case.build import build_model
 from fecontact.case.schema import CaseError, load_case
 from fecontact.io.meshfile import MeshFileError, load_mesh
-from fecontact.run import run
+from fecontact.run.static import run
 
 MESHES = ROOT / "meshes"
 

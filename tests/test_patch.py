@@ -14,7 +14,7 @@ from conftest import CASES
 from fecontact.case.build import build_model
 from fecontact.case.schema import CaseError, load_case
 from fecontact.references.metrics import evaluate_reference
-from fecontact.run import run
+from fecontact.run.static import run
 
 NTS = ['contact.0.formulation="node_to_segment"']
 

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import CASES
 from fecontact.cli import main
-from fecontact.run import run
+from fecontact.run.static import run
 
 pv = pytest.importorskip("pyvista")
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import CASES
-from fecontact import checkpoint
+from fecontact.run import checkpoint
 from fecontact.cli import EXIT_FAILED, EXIT_INPUT, main
 from fecontact.case.schema import CaseError
 
@@ -376,7 +376,7 @@ def test_interrupted_run_restarts_to_the_uninterrupted_result(capsys, tmp_path, 
 
 def test_signal_during_writing_waits_for_the_whole_step(capsys, tmp_path, monkeypatch):
     """SIGTERM while a step's VTU is written: the step still gets its index, summary and restart."""
-    import fecontact.runfolder as runfolder
+    import fecontact.run.folder as runfolder
 
     write = runfolder.write_vtu
     calls = []

@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import CASES
-from fecontact.run import run
+from fecontact.run.static import run
 
 
 @pytest.mark.slow

@@ -135,7 +135,7 @@ def export_case(case_path, step: int, overrides=()) -> ProblemFile:
         no PFC form.
     """
     from ..solve.backends import make_backend
-    from ..run import prepare
+    from ..run.static import prepare
     from ..analysis.static import run_steps
 
     case, model = prepare(case_path, overrides)

@@ -64,7 +64,7 @@ class StepState:
     start : IncrementStart or None
         The start of the increment that produced this state (None for the
         initial state): what is needed to evaluate that increment's
-        equations again (:mod:`fecontact.verify`).
+        equations again (:mod:`fecontact.run.verify`).
     """
 
     t: float

@@ -1,7 +1,7 @@
 r"""Figures of a run: pyvista traction fields and matplotlib profiles, off-screen.
 
 From a result folder (``summary.json`` plus the VTU series) or a
-:class:`fecontact.run.RunResult`:
+:class:`fecontact.run.result.RunResult`:
 
 :func:`to_grid`
     The state at one output step as a ``pyvista.UnstructuredGrid`` with all

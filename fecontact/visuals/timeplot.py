@@ -8,7 +8,7 @@ import numpy as np
 
 
 def plot_time_series(series: dict, path: Path, title: str = "") -> None:
-    """Write a stacked plot of the time series of :mod:`fecontact.timeseries`.
+    """Write a stacked plot of the time series of :mod:`fecontact.run.dynamic`.
 
     Panels: spring forces (when the case has springs), the first component
     of each pair's slip velocity, kinetic, strain and total energy, the

@@ -33,12 +33,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis.dynamic import DynamicAnalysis
-from .analysis.dynamic_records import DynamicState
-from .analysis.energy import EnergyLedger, StepForces
+from ..analysis.dynamic import DynamicAnalysis
+from ..analysis.dynamic_records import DynamicState
+from ..analysis.energy import EnergyLedger, StepForces
 from .interrupts import Interrupted, critical
-from .runfolder import RunFolder
-from .visuals.timeplot import plot_time_series
+from .folder import RunFolder
+from ..visuals.timeplot import plot_time_series
 from .verify import residual_check
 
 logger = logging.getLogger(__name__)
@@ -119,11 +119,11 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
                      cp=None):
     """Integrate a dynamic case and write its outputs (see the module docstring).
 
-    ``cp`` is a :class:`fecontact.checkpoint.Checkpoint` to continue from.
+    ``cp`` is a :class:`fecontact.run.checkpoint.Checkpoint` to continue from.
     """
     from .checkpoint import RestartError, fingerprint
-    from .references.dynamic_metrics import evaluate_dynamic_reference
-    from .run import RunResult, _conclude, _written_state
+    from ..references.dynamic_metrics import evaluate_dynamic_reference
+    from .result import RunResult, conclude, written_state
 
     problem, opts = model.problem, model.dynamics
     analysis = DynamicAnalysis(problem, opts, model.newton, model.stepping, model.backend,
@@ -197,12 +197,12 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
         terms = analysis.last_step[1] if analysis.last_step is not None else None
         # the check needs the bulk terms of the time step that produced ``state``
         if terms is not None and abs(terms.t0 + terms.dt - state.t) <= 1e-9 * opts.dt:
-            check = residual_check(problem, _written_state(out, model.case, problem, state),
+            check = residual_check(problem, written_state(out, model.case, problem, state),
                                    bulk=terms)
             summary["check"] = check.as_dict()
         solved = not failure and interrupted is None and check is not None
         if check is not None:
-            _conclude(summary, solved, check)
+            conclude(summary, solved, check)
         if summary["converged"]:
             summary["metrics"] = evaluate_dynamic_reference(model, series.data)
         summary["timings"] = {"total": time.perf_counter() - t_start,

@@ -3,7 +3,7 @@
 Every accepted output level is on disk (VTU, ``.pvd``, ``summary.json`` and
 the restart file) before the next one starts, so a run that fails later
 loses nothing and can be continued (``restart``).  The final state is
-checked independently of the solver (:mod:`fecontact.verify`); a run is
+checked independently of the solver (:mod:`fecontact.run.verify`); a run is
 ``converged`` only if that check passes.
 """
 
@@ -11,35 +11,27 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .result import RunResult, conclude, written_state
+
 from . import checkpoint
-from .case.build import Model, build_model
-from .case.schema import CaseError, load_case
+from ..analysis.static import Progress, run_steps
+from ..case.build import Model, build_model
+from ..case.checks import model_findings
+from ..case.schema import CaseError, load_case
 from .interrupts import Interrupted, critical, handled
-from .solve.projected import KrylovBackend
-from .solve.factor import factorize, pinned_stiffness
-from .solve.backends import make_backend
-from .solve.amg import plain_krylov_solve
-from .references.metrics import evaluate_reference
-from .solve.state import StepState
-from .runfolder import RunFolder
-from .analysis.static import Progress, run_steps
-from .case.checks import model_findings
+from ..references.metrics import evaluate_reference
+from .folder import RunFolder
+from ..solve.amg import plain_krylov_solve
+from ..solve.backends import make_backend
+from ..solve.factor import factorize, pinned_stiffness
+from ..solve.projected import KrylovBackend
 from .verify import residual_check
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RunResult:
-    model: Model
-    state: StepState
-    summary: dict
-    out_dir: Path
 
 
 def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
@@ -85,9 +77,9 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
     """Run the case at ``case_path``; results go to ``out_dir`` (default ``out/<name>``).
 
     With ``restart``, continue the run whose results are in ``out_dir`` from
-    its last written step (:mod:`fecontact.checkpoint`).  SIGINT and SIGTERM
+    its last written step (:mod:`fecontact.run.checkpoint`).  SIGINT and SIGTERM
     stop the run between steps: the summary then says why, and
-    :class:`fecontact.interrupts.Interrupted` is raised.
+    :class:`fecontact.run.interrupts.Interrupted` is raised.
     """
     t_start = time.perf_counter()
     case, model = prepare(case_path, overrides)
@@ -101,7 +93,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
     vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
 
     if model.dynamics is not None:
-        from .timeseries import run_dynamic_case
+        from .dynamic import run_dynamic_case
         with handled():
             return run_dynamic_case(model, name, case_path, out, vtu, overrides, t_start, cp)
 
@@ -182,7 +174,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         # with those of ``state``
         reaction = (summary["steps"][-1]["reaction"] if summary["steps"] else problem.system.reactions(
             problem.full_residual(state.u, state.multiplier, state.t, state)))
-        check = residual_check(problem, _written_state(out, case, problem, state))
+        check = residual_check(problem, written_state(out, case, problem, state))
         summary.update({
             "timings": {
                 "total": t_total,
@@ -201,28 +193,10 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
                 (n for st in summary["steps"] for n in st.get("increment_iterations", [])), default=0),
             "check": check.as_dict(),
         })
-        _conclude(summary, solved, check)
+        conclude(summary, solved, check)
         if summary["converged"]:
             summary["metrics"] = evaluate_reference(model, state)
         folder.write_summary()
     if interrupted is not None:
         raise interrupted
     return RunResult(model, state, summary, out)
-
-
-def _written_state(out: Path, case: dict, problem, state):
-    """The state as the restart file holds it (the last written step), else ``state``."""
-    try:
-        cp = checkpoint.load(out, case, problem.system.n_dofs)
-    except checkpoint.RestartError:
-        return state
-    return cp.state if cp.state.t == state.t else state
-
-
-def _conclude(summary: dict, solved: bool, check) -> None:
-    """``converged`` only when the solver finished and the independent check passes."""
-    summary["converged"] = bool(solved and check.passed)
-    if summary["converged"]:
-        summary.pop("reason", None)
-    elif solved:
-        summary["reason"] = f"the independent residual check failed: {check.failures()}"

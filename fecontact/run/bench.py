@@ -44,7 +44,7 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
     """Solve one size in this process and return its figures (see :data:`COLUMNS`)."""
     import numpy as np
 
-    from .run import run
+    from .static import run
 
     overrides = [f"{k}={v * scale:.10g}" for k, v in zip(keys, sizes)]
     overrides += ["steps.count=1", f"solver.backend={backend}"]
@@ -91,7 +91,7 @@ def run_series(names, cases_dir: Path, out: Path, backend: str = "auto", scales=
         case_path = cases_dir / spec["case"]
         for scale in (scales or spec["scales"]):
             target = out / f".{name}-{scale}.json"
-            cmd = [sys.executable, "-m", "fecontact.bench", str(case_path), str(scale), backend,
+            cmd = [sys.executable, "-m", "fecontact.run.bench", str(case_path), str(scale), backend,
                    name, str(target)]
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

@@ -34,13 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .friction.coulomb import Coulomb
-from .friction.ipc import SmoothIPC
-from .friction.static_kinetic import StaticKinetic
-from .friction.velocity import VelocityDependent
-from .solve.problem import ContactProblem
-from .solve.state import StepState
-from .solve.operators import kinematic_operator
+from ..friction.coulomb import Coulomb
+from ..friction.ipc import SmoothIPC
+from ..friction.static_kinetic import StaticKinetic
+from ..friction.velocity import VelocityDependent
+from ..solve.problem import ContactProblem
+from ..solve.state import StepState
+from ..solve.operators import kinematic_operator
 
 TOLERANCE = 1e-6
 MEASURES = ("equilibrium", "gap", "pressure", "complementarity", "friction")

@@ -3,7 +3,7 @@
 Every written step goes to disk as a whole before the next step starts:
 its VTU, then the ``.pvd`` index, ``summary.json`` and the restart file,
 each replaced atomically, with signals deferred until all four are written
-(:func:`fecontact.interrupts.critical`).  Until the run ends,
+(:func:`fecontact.run.interrupts.critical`).  Until the run ends,
 ``summary.json`` says ``converged: false`` with the reason ``incomplete``,
 so a folder left by a killed process never claims more than it holds.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import checkpoint
 from .interrupts import critical
-from .io.output import write_pvd, write_summary, write_vtu
+from ..io.output import write_pvd, write_summary, write_vtu
 
 
 class RunFolder:

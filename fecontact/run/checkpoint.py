@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .solve.state import IncrementStart, StepState
+from ..solve.state import IncrementStart, StepState
 
 RESTART = "restart.npz"
 #: case tables a restart may change
