@@ -60,6 +60,31 @@ class Body:
 
     @staticmethod
     def create(name: str, mesh: skfem.Mesh, element: str, material: Material) -> "Body":
+        """A body checked for a supported element, mesh type and sound elements.
+
+        Parameters
+        ----------
+        name : str
+        mesh : skfem.Mesh
+            2D or 3D mesh of the type the element needs (``MeshTri1``/``MeshTet1``
+            for P1 and P2, ``MeshQuad1``/``MeshHex1`` for Q1).
+        element : str
+            ``"P1"``, ``"P2"`` or ``"Q1"``.
+        material : Material
+
+        Returns
+        -------
+        Body
+
+        Raises
+        ------
+        ValueError
+            For an unknown element, a mesh of the wrong type or dimension, or a
+            degenerate or inverted element (:func:`fecontact.mesh.quality.element_findings`).
+        RuntimeError
+            If the scikit-fem basis of a P2 or Q1 body does not number its DOFs
+            in the interleaved layout ``dim*k + c``.
+        """
         if element not in ELEMENTS:
             raise ValueError(f"body {name!r}: unknown element {element!r}; "
                              f"choose one of {sorted(ELEMENTS)}")
@@ -94,6 +119,7 @@ class Body:
 
     @property
     def dim(self) -> int:
+        """Spatial dimension of the mesh, 2 or 3."""
         return self.mesh.dim()
 
     @property
@@ -170,6 +196,18 @@ class Body:
         return np.unique(np.concatenate(nodes))
 
     def boundary_nodes(self, boundary: str) -> np.ndarray:
+        """DOF nodes on a named boundary (vertices and, for P2, edge midpoints), sorted.
+
+        Parameters
+        ----------
+        boundary : str
+            A name in ``mesh.boundaries``.
+
+        Returns
+        -------
+        ndarray of int, shape (n,)
+            Body-local DOF node indices.
+        """
         return self.facet_nodes(self.facets(boundary))
 
     def oriented_facets(self, facets: np.ndarray) -> np.ndarray:

@@ -56,6 +56,7 @@ class Amplitude:
 
     @staticmethod
     def ramp() -> "Amplitude":
+        """The linear ramp ``a(t) = t`` on ``[0, 1]``, held at 1 afterwards (the default amplitude)."""
         return Amplitude((0.0, 1.0), (0.0, 1.0))
 
     def __call__(self, t: float) -> float:
@@ -117,6 +118,7 @@ class Spring:
     anchor_velocity: float = 0.0
 
     def anchor(self, t: float) -> float:
+        """Anchor position ``x_a(t) = offset + velocity t`` along the spring's component."""
         return self.anchor_offset + self.anchor_velocity * t
 
     def mean(self, u: np.ndarray) -> float:
@@ -124,6 +126,18 @@ class Spring:
         return float(self.weights @ u[self.dofs])
 
     def stretch(self, u: np.ndarray, t: float) -> float:
+        r"""Stretch ``e = x_a(t) - \bar u`` of the spring for the full displacement ``u``.
+
+        Parameters
+        ----------
+        u : ndarray, shape (n,)
+            Full displacement vector (global DOF numbering).
+        t : float
+
+        Returns
+        -------
+        float
+        """
         return self.anchor(t) - self.mean(u)
 
     def force(self, u: np.ndarray, v: np.ndarray | None, t: float) -> float:
@@ -185,14 +199,17 @@ class BulkSystem:
 
     @property
     def dim(self) -> int:
+        """Spatial dimension of the bodies, 2 or 3."""
         return self.bodies[0].dim
 
     @property
     def n_dofs(self) -> int:
+        """Number of DOFs in full numbering (``dim`` times the number of global nodes)."""
         return self.K.shape[0]
 
     @property
     def n_reduced(self) -> int:
+        """Number of reduced unknowns ``u_hat`` (free DOFs plus one per coupling)."""
         return self.T.shape[1]
 
     def _free_modes(self, b: int) -> np.ndarray:
@@ -260,6 +277,19 @@ class BulkSystem:
         return slice(self.dim * self.node_offset[body], self.dim * self.node_offset[body + 1])
 
     def global_nodes(self, body: int, nodes: np.ndarray) -> np.ndarray:
+        """Global node numbers of body-local DOF nodes, ``node_offset[body] + nodes``.
+
+        Parameters
+        ----------
+        body : int
+            Index of the body in :attr:`bodies`.
+        nodes : ndarray of int, shape (k,)
+            Body-local DOF node indices.
+
+        Returns
+        -------
+        ndarray of int, shape (k,)
+        """
         return self.node_offset[body] + np.asarray(nodes)
 
     def node_dofs(self, global_nodes: np.ndarray) -> np.ndarray:
@@ -330,6 +360,19 @@ class BulkSystem:
         return f
 
     def displacement(self, u_hat: np.ndarray, t: float) -> np.ndarray:
+        """Full displacement ``u = T u_hat + u_D(t)`` of the reduced unknowns at time ``t``.
+
+        Parameters
+        ----------
+        u_hat : ndarray, shape (n_red,)
+        t : float
+            Time (or load factor) at which the Dirichlet amplitudes are evaluated.
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            Full displacement, global DOF numbering.
+        """
         return self.T @ u_hat + self.prescribed(t)
 
     def load_force(self, t: float) -> np.ndarray:

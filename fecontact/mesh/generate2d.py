@@ -1,4 +1,16 @@
-"""2D mesh generators: a graded half-disc (triangles or quadrilaterals) and a structured rectangle."""
+"""2D mesh generators: a graded half-disc (triangles or quadrilaterals) and a structured rectangle.
+
+:func:`half_disc`
+    The cylinder of Hertz and Cattaneo–Mindlin cases: a half disc whose
+    element size is ``h_contact`` on the contact arc and grows by about
+    :data:`GRADING` per element up to ``h_far``, built by red-green-blue
+    refinement with the new boundary nodes moved back onto the circle;
+    boundaries ``arc``, ``flat`` and ``contact``.
+:func:`rectangle`
+    A structured rectangle of triangles or quadrilaterals, optionally
+    rotated (blocks, foundations, inclines); boundaries ``left``,
+    ``right``, ``bottom`` and ``top``.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,17 @@
-"""3D mesh generators: a graded hemisphere of tetrahedra and a structured box of tetrahedra or hexahedra."""
+"""3D mesh generators: a graded hemisphere of tetrahedra and a structured box of tetrahedra or hexahedra.
+
+:func:`hemisphere`
+    The sphere of 3D Hertz and Cattaneo–Mindlin cases: a half ball whose
+    element size is ``h_contact`` on the contact cap around the pole and
+    grows by about :data:`fecontact.mesh.generate2d.GRADING` per element up
+    to ``h_far``, built by longest-edge bisection of Kuhn tetrahedra in a
+    half cube mapped onto the half ball; boundaries ``curved``, ``flat``
+    and ``contact``.
+:func:`box`
+    A structured box of positively oriented tetrahedra or hexahedra;
+    boundaries ``left``, ``right``, ``front``, ``back``, ``bottom`` and
+    ``top``.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,13 @@
-"""Element checks of a mesh: corner Jacobians, degenerate and inverted elements."""
+"""Element checks of a mesh: corner Jacobians, degenerate and inverted elements.
+
+:func:`corner_jacobians` evaluates ``det J`` at the reference corners of
+every element; :func:`element_findings` turns it into findings: non-finite
+coordinates, degenerate elements (relative corner Jacobian at most
+:data:`DEGENERATE`), and inverted ones (corner Jacobians of both signs, or
+neighbours folded over their shared facet).  A body is refused when its mesh
+has a finding (:meth:`fecontact.bodies.body.Body.create`); the checks of a
+whole model are in :mod:`fecontact.case.checks`.
+"""
 
 from __future__ import annotations
 
