@@ -1,1 +1,27 @@
-"""Contact geometry: surfaces, search, closest-point projection, gap and slip kinematics (node-to-segment, node-to-facet, mortar), rigid obstacles and contact pairs."""
+"""Contact geometry: surfaces, search and projection, gap and slip kinematics, obstacles and pairs.
+
+Everything here measures; nothing enforces.  For each slave node (or, with
+mortar, each slave shape function) it gives the normal gap, the slip
+increment of the current increment and their first and second derivatives
+with respect to the nodal coordinates involved.  The contact conditions on
+these quantities are the friction laws' (:mod:`fecontact.friction`) and the
+solver's (:mod:`fecontact.solve`).
+
+* :mod:`.jet` -- second-order forward-mode differentiation over batches
+  (value, gradient and Hessian of every kinematic quantity);
+* :mod:`.surface` -- contact surfaces from named boundaries: nodes, outward
+  linear facets, lumped nodal areas;
+* :mod:`.search` -- KD-tree candidate search and closest-point projection
+  onto master segments (2D) and facets, edges or vertices (3D);
+* :mod:`.kinematics2d` -- node-to-segment, node-to-line and node-to-circle
+  gap and slip;
+* :mod:`.kinematics3d` -- node-to-triangle, -quadrilateral, -edge,
+  -vertex, -plane and -sphere gap, two-component slip and tangent bases;
+* :mod:`.mortar2d` -- segment-to-segment (mortar) weighted gap and slip;
+* :mod:`.mortar3d` -- facet-to-facet (mortar) weighted gap and slip on
+  triangle surfaces;
+* :mod:`.obstacles` -- rigid lines, circles, planes and spheres moving
+  with an amplitude;
+* :mod:`.pairs` -- a contact pair (slave surface, master, friction law,
+  formulation) and its kinematics in global DOF numbering.
+"""

@@ -53,6 +53,19 @@ class Jet:
 
     @staticmethod
     def constant(c, like: "Jet") -> "Jet":
+        """A constant ``c`` as a jet of the same batch and variables as ``like``.
+
+        Parameters
+        ----------
+        c : float or ndarray, shape (m,)
+        like : Jet
+            Gives the batch size ``m`` and the number of variables ``k``.
+
+        Returns
+        -------
+        Jet
+            Value ``c`` broadcast to shape (m,), zero gradient (m, k) and Hessian (m, k, k).
+        """
         m, k = like.grad.shape
         return Jet(np.broadcast_to(np.asarray(c, dtype=float), (m,)).copy(),
                    np.zeros((m, k)), np.zeros((m, k, k)))
@@ -97,6 +110,7 @@ class Jet:
     __rmul__ = __mul__
 
     def reciprocal(self) -> "Jet":
+        """``1 / a`` with its gradient and Hessian by the chain rule (no check for ``a = 0``)."""
         v = self.value
         return self._unary(1.0 / v, -1.0 / v**2, 2.0 / v**3)
 
@@ -109,6 +123,7 @@ class Jet:
         return self.reciprocal() * other
 
     def sqrt(self) -> "Jet":
+        """``sqrt(a)`` with its gradient and Hessian by the chain rule (``a > 0`` for finite derivatives)."""
         s = np.sqrt(self.value)
         return self._unary(s, 0.5 / s, -0.25 / (s * self.value))
 

@@ -1,4 +1,14 @@
-"""Rigid obstacles a slave surface can touch: lines and circles (2D), planes and spheres (3D), each translating with an amplitude."""
+"""Rigid obstacles a slave surface can touch: lines and circles (2D), planes and spheres (3D).
+
+An obstacle is a contact master without degrees of freedom.  It translates
+rigidly by ``displacement * amplitude(t)``, so its position at the start
+and end of an increment gives the slip of a slave node relative to it.  The
+gap and slip against it are
+:func:`fecontact.contact.kinematics2d.node_to_line`,
+:func:`fecontact.contact.kinematics2d.node_to_circle`,
+:func:`fecontact.contact.kinematics3d.node_to_plane` and
+:func:`fecontact.contact.kinematics3d.node_to_sphere`.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ class RigidLine:
     amplitude: Amplitude
 
     def position(self, t: float) -> np.ndarray:
+        """Current point of the line, ``point + displacement * amplitude(t)``, shape (dim,)."""
         return np.asarray(self.point, float) + np.asarray(self.displacement, float) * self.amplitude(t)
 
 
@@ -36,6 +47,7 @@ class RigidCircle:
     amplitude: Amplitude
 
     def position(self, t: float) -> np.ndarray:
+        """Current centre, ``center + displacement * amplitude(t)``, shape (dim,)."""
         return np.asarray(self.center, float) + np.asarray(self.displacement, float) * self.amplitude(t)
 
 

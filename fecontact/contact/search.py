@@ -1,11 +1,13 @@
-"""Candidate search and closest-point projection onto master segments.
+"""Candidate search and closest-point projection onto master segments (2D) and facets (3D).
 
-Candidates come from a KD-tree over segment midpoints (``O(n log n)``), so no
-all-pairs distance matrix is ever formed.  Among the candidates of a slave node
-the segment with the smallest distance to its (clamped) closest point wins;
-this switches segments automatically as the node slides.  Given the segments
-(facets) of the previous evaluation, a node keeps its own while it projects
-inside it enlarged by a small margin (hysteresis, 2D and 3D).
+Candidates come from a KD-tree over segment midpoints or facet centroids
+(``O(n log n)``), so no all-pairs distance matrix is ever formed.  Among the
+candidates of a slave node the segment with the smallest distance to its
+(clamped) closest point wins; this switches segments automatically as the
+node slides.  In 3D a node projects on a facet, or else on an edge or a
+vertex (:func:`closest_facets`).  Given the segments (facets) of the
+previous evaluation, a node keeps its own while it projects inside it
+enlarged by a small margin (hysteresis, 2D and 3D).
 """
 
 from __future__ import annotations

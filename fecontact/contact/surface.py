@@ -49,6 +49,7 @@ class ContactSurface:
 
     @property
     def dim(self) -> int:
+        """Spatial dimension, 2 for segment facets, 3 for triangles or quadrilaterals."""
         return 2 if self.facets.shape[0] == 2 else 3
 
 

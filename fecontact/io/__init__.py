@@ -1,1 +1,11 @@
-"""Files: Gmsh and other mesh files in, VTU/PVD results and ``summary.json`` out."""
+"""Files in and out: mesh files read into scikit-fem, results written for ParaView and as JSON.
+
+* :mod:`.meshfile` -- Gmsh ``.msh`` files (linear or quadratic, physical
+  groups as boundary names) and anything meshio reads;
+* :mod:`.output` -- one VTU file per output step (displacement, stress,
+  contact pressure, traction, gap, slip, status), the ParaView ``.pvd``
+  index and ``summary.json`` (both replaced atomically).
+
+Reading results back for pictures is :mod:`fecontact.visuals.results`;
+restart files are :mod:`fecontact.run.checkpoint`.
+"""
