@@ -1,1 +1,14 @@
-"""TOML case files: schema and overrides, the model built from a case, and the checks of a built model before solving."""
+"""TOML case files: from the file on disk to a checked model ready to solve.
+
+* :mod:`.schema` -- reading a case, ``--set key.path=value`` overrides and
+  validation against the schema (:class:`~fecontact.case.schema.CaseError`
+  names the file and the key);
+* :mod:`.bodies` -- the bodies' tables: meshes (generated or read),
+  amplitudes, supports and springs;
+* :mod:`.contact` -- the contact tables: slave surfaces, masters (bodies or
+  rigid obstacles), formulations and friction laws;
+* :mod:`.build` -- the :class:`~fecontact.case.build.Model` of a validated
+  case: bodies, bulk system, contact pairs, solver and analysis options;
+* :mod:`.checks` -- what only the built model shows: projection, facing
+  surfaces, initial penetration, unsupported rigid-body modes, backend.
+"""

@@ -1,4 +1,12 @@
-"""Bodies of a case file: meshes (generated or read), materials, loads, amplitudes, supports and springs."""
+"""Bodies of a case file: meshes (generated or read), amplitudes, supports and springs.
+
+The helpers :func:`fecontact.case.build.build_model` calls for each entry
+of ``[[bodies]]``: :func:`mesh_of` (a named generator of :mod:`fecontact.mesh`
+or a mesh file), :func:`amplitude_of` (``[[t, a], ...]`` tables),
+:func:`components_of` and :func:`boundary_nodes_of` (where a support,
+coupling or load applies), and :func:`spring_of`.  Each turns a bad entry
+into a :class:`fecontact.case.schema.CaseError` naming the file and the key.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +29,29 @@ CONSTANT = Amplitude((0.0,), (1.0,))
 
 
 def amplitude_of(table, where: str, source: str, default: Amplitude | None = None) -> Amplitude:
+    """The amplitude of a ``[[t0, a0], [t1, a1], ...]`` table of a case.
+
+    Parameters
+    ----------
+    table : list of [t, a] pairs, or None
+        Times strictly increasing.
+    where : str
+        Dotted path of the table in the case, for error messages.
+    source : str
+        Path of the case file, for error messages.
+    default : Amplitude, optional
+        Used without a table; the ramp :meth:`fecontact.bodies.system.Amplitude.ramp`
+        when not given (statics), :data:`CONSTANT` in dynamics.
+
+    Returns
+    -------
+    Amplitude
+
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        For a table that is not a list of pairs with increasing times.
+    """
     if table is None:
         return Amplitude.ramp() if default is None else default
     arr = np.asarray(table, dtype=float)
@@ -30,6 +61,31 @@ def amplitude_of(table, where: str, source: str, default: Amplitude | None = Non
 
 
 def mesh_of(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
+    """The mesh of a body's ``mesh`` table: read from ``file`` or made by a named generator.
+
+    Parameters
+    ----------
+    spec : dict
+        Either ``file`` (a Gmsh ``.msh`` file, read with its physical groups
+        as boundary names, or any format meshio and scikit-fem read) or
+        ``generator`` (a name in :data:`fecontact.mesh.GENERATORS`) with the
+        generator's keyword arguments.
+    where : str
+        Dotted path of the table in the case, for error messages.
+    source : str
+        Path of the case file, for error messages.
+    base : pathlib.Path
+        Folder that relative mesh file paths start from (the case's folder).
+
+    Returns
+    -------
+    skfem.Mesh
+
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        For a missing or unreadable file, or arguments the generator rejects.
+    """
     from ..mesh import GENERATORS
 
     if "file" in spec:
@@ -56,6 +112,21 @@ def mesh_of(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
 
 
 def components_of(bc: dict, dim: int, where: str, source: str) -> tuple:
+    """Displacement components named by a support table, as indices (x -> 0, y -> 1, z -> 2).
+
+    Parameters
+    ----------
+    bc : dict
+        A table with ``components`` (a list of ``"x"``, ``"y"``, ``"z"`` or
+        ``"all"``) or ``component`` (one name); neither means all.
+    dim : int
+    where, source : str
+        Dotted path of the table and path of the case file, for error messages.
+
+    Returns
+    -------
+    tuple of int
+    """
     names = bc.get("components", [bc["component"]] if "component" in bc else None)
     if names is None:
         return tuple(range(dim))
@@ -70,6 +141,22 @@ def components_of(bc: dict, dim: int, where: str, source: str) -> tuple:
 
 
 def boundary_nodes_of(body: Body, bc: dict, where: str, source: str) -> np.ndarray:
+    """Body-local DOF nodes a support table applies to: a named boundary, or the node nearest a point.
+
+    Parameters
+    ----------
+    body : Body
+    bc : dict
+        A table with ``boundary`` (a boundary name of the mesh) or ``point``
+        (``dim`` coordinates; the DOF node closest to it in the reference
+        configuration).
+    where, source : str
+        Dotted path of the table and path of the case file, for error messages.
+
+    Returns
+    -------
+    ndarray of int, shape (k,)
+    """
     if "point" in bc:
         p = np.asarray(bc["point"], float).reshape(-1, 1)
         if p.shape[0] != body.dim:

@@ -1,4 +1,14 @@
-"""Build a contact problem from a validated case dict."""
+"""The model of a validated case: bodies, bulk system, contact pairs and solver options.
+
+:func:`build_model` turns the dict of :func:`fecontact.case.schema.load_case`
+into a :class:`Model`: it makes the meshes and bodies
+(:mod:`fecontact.case.bodies`), places the loads, supports, couplings and
+springs in the global numbering of the bulk system
+(:func:`fecontact.bodies.system.build_system`), builds the contact pairs with
+their automatic augmentation (:mod:`fecontact.case.contact`) and reads the
+Newton, load-stepping or time-integration options.  The checks that need the
+built model are :mod:`fecontact.case.checks`.
+"""
 
 from __future__ import annotations
 

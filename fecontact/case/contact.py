@@ -1,4 +1,13 @@
-"""Contact pairs of a case file: slave surfaces, masters (bodies or rigid obstacles), formulations and friction laws."""
+"""Contact pairs of a case file: slave surfaces, masters (bodies or rigid obstacles), formulations and friction laws.
+
+The helpers :func:`fecontact.case.build.build_model` calls for each entry
+of ``[[contact]]``: :func:`surface_of` (the slave, or a body master),
+:func:`master_of` (a body surface or a rigid line, circle, plane or
+sphere), :func:`friction_law` (the ``friction`` table) and
+:func:`check_mortar` (what the mortar formulation needs).  Each turns a bad
+entry into a :class:`fecontact.case.schema.CaseError` naming the file and
+the key.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +42,29 @@ def check_mortar(slave, master, bodies, prefix):
 
 
 def surface_of(spec, where, bodies, index, source):
+    """The contact surface named by a ``{body, boundary}`` table of a contact pair.
+
+    Parameters
+    ----------
+    spec : dict
+        ``body`` (a body name) and ``boundary`` (a boundary name of its mesh).
+    where : str
+        Dotted path of the table in the case, for error messages.
+    bodies : sequence of Body
+    index : dict
+        Body name -> index in ``bodies``.
+    source : str
+        Path of the case file, for error messages.
+
+    Returns
+    -------
+    ContactSurface
+
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        For a missing key, an unknown body, or an unknown or empty boundary.
+    """
     for key in ("body", "boundary"):
         if key not in spec:
             raise CaseError(f"{source}: '{where}' needs '{key}'")
@@ -49,6 +81,13 @@ def surface_of(spec, where, bodies, index, source):
 
 
 def vector_of(spec, key, default, dim, where, source) -> np.ndarray:
+    """A point or direction ``spec[key]`` (``default`` when absent) with exactly ``dim`` coordinates, shape (dim,).
+
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        When the value does not have ``dim`` coordinates.
+    """
     value = np.asarray(spec.get(key, default), float)
     if value.shape != (dim,):
         raise CaseError(f"{source}: '{where}.{key}' needs {dim} coordinates, got {spec.get(key)!r}")
@@ -99,6 +138,33 @@ def friction_law(spec: dict, where: str, source: str):
 
 
 def master_of(spec, where, bodies, index, source, dim, default=None):
+    """The master of a contact pair: a body's surface, or a rigid obstacle.
+
+    Parameters
+    ----------
+    spec : dict
+        Either ``body`` and ``boundary`` (see :func:`surface_of`), or
+        ``obstacle`` = ``"line"`` or ``"circle"`` (2D), ``"plane"`` or
+        ``"sphere"`` (3D) with ``point`` and ``normal`` (default ``+y`` in 2D,
+        ``+z`` in 3D; normalised) or ``center``, ``radius`` and ``inside``,
+        and optionally ``displacement`` (default zero) and ``amplitude``.
+    where : str
+        Dotted path of the table in the case, for error messages.
+    bodies : sequence of Body
+    index : dict
+        Body name -> index in ``bodies``.
+    source : str
+        Path of the case file, for error messages.
+    dim : int
+        Dimension of the bodies; the obstacle must match it.
+    default : Amplitude, optional
+        Amplitude of the obstacle's displacement without an ``amplitude``
+        table (see :func:`fecontact.case.bodies.amplitude_of`).
+
+    Returns
+    -------
+    ContactSurface, RigidLine, RigidCircle, RigidPlane or RigidSphere
+    """
     if "body" in spec:
         return surface_of(spec, where, bodies, index, source)
     kind = spec.get("obstacle")

@@ -22,6 +22,13 @@ SOLVERS = ("ssn", "nsgs")
 
 
 def add_parser(sub) -> None:
+    """Add the ``pfc`` command with its ``export`` and ``solve`` actions to the CLI's subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``fecontact`` command line.
+    """
     pfc = sub.add_parser("pfc", help="export or solve the global frictional contact problem "
                                      "PFC(M, H, q, b, mu) of Siconos")
     actions = pfc.add_subparsers(dest="pfc_command", required=True)
@@ -49,6 +56,22 @@ def _relative(a, b) -> float:
 
 
 def export(args) -> int:
+    """``fecontact pfc export``: write one increment of a case as a PFC problem file and report it.
+
+    The problem carries the finite-element solution of that increment; the
+    printed line gives its size, the closed contacts and the natural-map and
+    equilibrium residuals of the finite-element solution.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``case``, ``step``, ``out`` and ``overrides``.
+
+    Returns
+    -------
+    int
+        Exit status 0.
+    """
     from .export import export_case
 
     pf = export_case(args.case, args.step, args.overrides)
@@ -64,6 +87,25 @@ def export(args) -> int:
 
 
 def solve(args) -> int:
+    """``fecontact pfc solve``: solve a PFC problem file and write the solution.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``problem``, ``solver`` (``"ssn"`` or ``"nsgs"``), ``out`` and
+        ``tolerance`` (None: the solver's default).
+
+    Returns
+    -------
+    int
+        Exit status: 0 when converged, 3 when not (the last iterate is
+        written all the same).
+
+    Raises
+    ------
+    fecontact.pfc.problem.PFCError
+        For a tolerance that is not a positive number.
+    """
     from .nsgs import solve_nsgs
     from .ssn import solve_ssn
 
@@ -90,4 +132,5 @@ def solve(args) -> int:
 
 
 def main(args) -> int:
+    """Run the ``pfc`` action chosen on the command line; returns the exit status."""
     return export(args) if args.pfc_command == "export" else solve(args)

@@ -206,6 +206,7 @@ FCLIB_SUFFIXES = (".h5", ".hdf5")
 
 
 def is_fclib(path) -> bool:
+    """True when ``path`` ends in ``.h5`` or ``.hdf5`` (case-insensitive): an FCLIB HDF5 file."""
     return Path(path).suffix.lower() in FCLIB_SUFFIXES
 
 

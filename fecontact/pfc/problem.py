@@ -99,6 +99,7 @@ class Residuals:
     rho: float
 
     def as_dict(self) -> dict:
+        """The four figures as a plain dict (for JSON and ``.npz`` files)."""
         return dict(self.__dict__)
 
 
@@ -154,6 +155,7 @@ class GlobalProblem:
 
     @property
     def n_contacts(self) -> int:
+        """Number of contacts ``m`` (one friction coefficient each)."""
         return self.mu.size
 
     def local_velocity(self, v: np.ndarray) -> np.ndarray:

@@ -47,14 +47,17 @@ class HertzSphere:
 
     @property
     def contact_radius(self) -> float:
+        """Radius of the contact circle, ``a = (3 P R / 4 E^*)^(1/3)``."""
         return (3.0 * self.P * self.R / (4.0 * self.E_star)) ** (1.0 / 3.0)
 
     @property
     def peak_pressure(self) -> float:
+        """Pressure at the centre of contact, ``p_0 = 3 P / (2 pi a^2)``."""
         return 3.0 * self.P / (2.0 * np.pi * self.contact_radius**2)
 
     @property
     def approach(self) -> float:
+        """Approach of distant points of the two bodies, ``delta = a^2 / R``."""
         return self.contact_radius**2 / self.R
 
     def pressure(self, r: ArrayLike) -> NDArray:
@@ -78,17 +81,32 @@ class CattaneoMindlinSphere:
 
     @property
     def hertz(self) -> HertzSphere:
+        """The Hertz solution of the normal problem (same ``P``, ``R``, ``E^*``)."""
         return HertzSphere(self.P, self.R, self.E_star)
 
     @property
     def contact_radius(self) -> float:
+        """Radius ``a`` of the contact circle, unchanged by ``Q`` (Hertz)."""
         return self.hertz.contact_radius
 
     @property
     def stick_radius(self) -> float:
+        """Radius of the central stick zone, ``c = a (1 - Q / (mu P))^(1/3)``."""
         return self.contact_radius * (1.0 - self.Q / (self.mu * self.P)) ** (1.0 / 3.0)
 
     def pressure(self, r: ArrayLike) -> NDArray:
+        """Hertz pressure ``p(r)``, zero outside the contact circle.
+
+        Parameters
+        ----------
+        r : array_like
+            Distance from the centre of contact.
+
+        Returns
+        -------
+        ndarray
+            Same shape as ``r``.
+        """
         return self.hertz.pressure(r)
 
     def shear_traction(self, r: ArrayLike) -> NDArray:

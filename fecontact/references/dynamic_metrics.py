@@ -97,6 +97,29 @@ def slip_phases(t: np.ndarray, v: np.ndarray, tol: float) -> list:
 
 
 def stick_slip(model, series: dict, ref: dict) -> dict:
+    """Stick and slip durations and spring-force extremes of a spring-pulled block against the exact cycle.
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+    series : dict
+        Time series of the run: ``t`` (n_steps,), and per spring name
+        ``spring_velocity`` and ``spring_force`` (n_steps,).
+    ref : dict
+        The case's ``[reference]``: ``contact`` (the block's pair, against a
+        rigid line or plane) and ``spring`` (the pulling spring).  The pair's
+        law must have ``mu_s`` and ``mu_k``.
+
+    Returns
+    -------
+    dict
+        The exact figures (``stick_duration_exact``, ``slip_duration_exact``,
+        ``force_max_exact``, ``force_min_exact``) with ``mass``,
+        ``normal_force``, ``omega`` and the number of slip phases ``cycles``;
+        with three phases or more also the measured mean durations of the
+        steady cycles (the first phase, the breakaway from rest, left out),
+        their relative errors and the spring-force extremes.
+    """
     k_pair, pair = _pair(model, ref["contact"])
     spring = _spring(model, ref["spring"])
     body = pair.slave.body
@@ -133,6 +156,28 @@ def stick_slip(model, series: dict, ref: dict) -> dict:
 
 
 def sliding_block(model, series: dict, ref: dict) -> dict:
+    """Acceleration of a block on an incline (loads tilted against a rigid plane) against ``g (sin theta - mu_k cos theta)``.
+
+    The measured acceleration is twice the leading coefficient of a quadratic
+    fitted to the centroid displacement along the shear direction, from time
+    ``ref["after"]`` (default 0) on.
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+    series : dict
+        Time series: ``t``, ``centroid_displacement`` per body name (n_steps, dim)
+        and ``max_slip`` (n_steps,).
+    ref : dict
+        The case's ``[reference]``: ``contact`` and optionally ``after``.
+
+    Returns
+    -------
+    dict
+        ``tan_theta``, ``mu_s``, ``mu_k``, ``slides`` (whether ``tan theta > mu_s``),
+        ``acceleration_exact``, ``acceleration``, ``acceleration_error`` (None
+        when the block sticks) and the largest slip relative to the body's size.
+    """
     _, pair = _pair(model, ref["contact"])
     body = pair.slave.body
     m, f = body_loads(model, body)
@@ -169,6 +214,26 @@ def _envelope_rate(t: np.ndarray, y: np.ndarray, low: float, high: float):
 
 
 def velocity_weakening(model, series: dict, ref: dict) -> dict:
+    """Stability of steady sliding of spring-dashpot blocks under ``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c v)``.
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+    series : dict
+        Time series: ``t`` and ``spring_velocity`` per spring name (n_steps,).
+    ref : dict
+        The case's ``[reference]``: ``springs`` and ``contacts``, two lists
+        pairing each block's spring with its contact pair.
+
+    Returns
+    -------
+    dict
+        Per spring name: the driving velocity ``V``, the threshold ``V_star``
+        of linear stability, the exact and measured growth rates of the
+        oscillation about ``V`` (measured from its peaks; None with fewer than
+        three), and the stick fraction and largest velocity deviation over the
+        second half of the run.
+    """
     t = np.asarray(series["t"])
     out = {}
     for name, contact in zip(ref["springs"], ref["contacts"]):
@@ -193,6 +258,23 @@ def velocity_weakening(model, series: dict, ref: dict) -> dict:
 
 
 def energy(model, series: dict, ref: dict) -> dict:
+    """Drift of the energy balance ``KE + SE - W_ext`` of a dynamic run.
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+    series : dict
+        Time series: ``total`` (kinetic plus strain energy), ``external_work``,
+        ``contact_work`` and ``balance_error`` (n_steps,).
+    ref : dict
+        The case's ``[reference]`` (no parameters).
+
+    Returns
+    -------
+    dict
+        ``initial_energy``, the largest and final drift relative to it, the
+        final contact work and the largest balance error relative to it.
+    """
     total = np.asarray(series["total"])
     work = np.asarray(series["external_work"])
     drift = total - work - total[0]

@@ -128,6 +128,19 @@ def cattaneo_mindlin_line(model, state, ref: dict) -> dict:
 
 
 def model_slave_nodes(model) -> np.ndarray:
+    """Global DOF node of every slave node of the model's contact pairs, shape (m,).
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+        In the order of the contact unknowns (pairs stacked), so that
+        ``model.problem.X[:, model_slave_nodes(model)]`` are the slave nodes'
+        reference coordinates, shape (dim, m).
+    """
     from ..io.output import slave_global_nodes
 
     return slave_global_nodes(model.problem)
@@ -276,5 +289,25 @@ def reference_of(model, registry: dict, what: str = "") -> tuple:
 
 
 def evaluate_reference(model, state) -> dict:
+    """Figures of a converged state against the analytic reference of its case.
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+    state : fecontact.solve.state.StepState
+        The final committed state.
+
+    Returns
+    -------
+    dict
+        Metric name -> ``{"value", "reference", "rel_error"}`` from the function
+        in :data:`REFERENCES` named by ``reference.type``; empty when the case
+        has no ``[reference]`` table.
+
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        For an unknown ``reference.type`` or ``reference.contact``.
+    """
     ref, metrics = reference_of(model, REFERENCES)
     return {} if ref is None else metrics(model, state, ref)

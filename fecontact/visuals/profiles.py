@@ -1,4 +1,17 @@
-"""Line plots of a result with matplotlib: contact pressure and shear profiles against the analytic solution, and the Newton history."""
+"""Line plots of a result with matplotlib (Agg backend): contact profiles and the Newton history.
+
+:func:`contact_profile`
+    ``contact_profile.png``: contact pressure and tangential traction along
+    the contact surface (2D: against ``x``; 3D: against the distance from
+    the contact axis), with the analytic solution when the summary holds the
+    metrics of a Hertz or Cattaneo–Mindlin reference
+    (:mod:`fecontact.references.metrics`).
+:func:`newton_history`
+    ``newton_history.png``: the equilibrium and complementarity residuals of
+    every Newton iteration, log scale, steps marked.
+
+matplotlib is imported when a function is called, not with the module.
+"""
 
 from __future__ import annotations
 

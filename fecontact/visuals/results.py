@@ -1,32 +1,22 @@
-r"""Figures of a run: pyvista traction fields and matplotlib profiles, off-screen.
+r"""Result folders read back for pictures: ``summary.json``, the VTU series and pyvista grids.
 
-From a result folder (``summary.json`` plus the VTU series) or a
+The figures of :mod:`fecontact.visuals.traction` and
+:mod:`fecontact.visuals.profiles` start here, from a result folder
+(``summary.json`` plus the VTU series) or a
 :class:`fecontact.run.result.RunResult`:
 
+:class:`ResultFolder`
+    The summary and the ``(time, VTU file)`` steps of the ``.pvd`` index.
 :func:`to_grid`
     The state at one output step as a ``pyvista.UnstructuredGrid`` with all
     point data of the VTU (displacement, contact pressure and traction, gap,
     slip, status, von Mises stress, ...).
-:func:`traction_field`
-    A ``pyvista.Plotter`` showing the deformed bodies and the contact surface
-    coloured by a contact field, with traction arrows; call ``show()`` in a
-    notebook or ``screenshot()``.
-:func:`render`
-    All PNGs of ``fecontact plot OUT_DIR``:
-
-    * ``deformed_von_mises.png``: deformed mesh coloured by von Mises stress;
-    * ``contact_pressure.png``, ``contact_traction.png``: the contact surface
-      coloured by the pressure and by the magnitude of the tangential
-      traction, with traction arrows (3D: also ``contact_patch.png``, the
-      patch seen from the master side);
-    * ``contact_status.png``: open / stick / slip;
-    * ``contact_profile.png``: pressure and tangential traction along the
-      contact surface (2D: against ``x``; 3D: against the distance from the
-      contact axis) with the analytic solution where the case has one;
-    * ``newton_history.png``: both Newton residuals per iteration, log scale.
+:func:`deformed`, :func:`auto_scale`, :func:`with_tangential_traction`
+    The deformed configuration, a displacement magnification and the
+    magnitude of the tangential traction as extra point data.
 
 ``import fecontact`` does not import pyvista or matplotlib; this module
-imports them when called.
+imports pyvista when :func:`to_grid` is called.
 """
 
 from __future__ import annotations
@@ -59,6 +49,24 @@ class ResultFolder:
 
     @staticmethod
     def open(path) -> "ResultFolder":
+        """Read a run's output folder: its ``summary.json`` and the VTU steps of its ``.pvd`` index.
+
+        Parameters
+        ----------
+        path : str, Path or RunResult
+            The folder, or anything with an ``out_dir`` attribute
+            (:class:`fecontact.run.result.RunResult`).
+
+        Returns
+        -------
+        ResultFolder
+            ``steps`` is empty when the run wrote no VTU files.
+
+        Raises
+        ------
+        FileNotFoundError
+            When the folder has no ``summary.json``.
+        """
         path = Path(getattr(path, "out_dir", path))
         summary_path = path / "summary.json"
         if not summary_path.is_file():
@@ -73,6 +81,7 @@ class ResultFolder:
 
     @property
     def dim(self) -> int:
+        """Spatial dimension of the run, from the summary (2 when it does not say)."""
         return int(self.summary.get("dim", 2))
 
 

@@ -1,4 +1,9 @@
-"""PNG plot of a dynamic run's time series: spring forces, slip velocities and energies."""
+"""PNG plot of a dynamic run's time series: spring forces, slip velocities, energies and works.
+
+:func:`plot_time_series` draws the series that :mod:`fecontact.run.dynamic`
+accumulates (and writes to ``summary.json``) into one stacked figure, with
+matplotlib's Agg backend, imported when called.
+"""
 
 from __future__ import annotations
 

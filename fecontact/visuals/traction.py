@@ -1,4 +1,26 @@
-"""Pictures of a result with pyvista, off-screen: the deformed mesh by von Mises stress, contact pressure and traction arrows, open/stick/slip status."""
+"""Pictures of a result with pyvista, off-screen: deformed mesh, contact pressure, traction arrows and status.
+
+:func:`traction_field`
+    A ``pyvista.Plotter`` showing the deformed bodies and the contact surface
+    coloured by a contact field, with traction arrows; call ``show()`` in a
+    notebook or ``screenshot()``.
+:func:`render`
+    All PNGs of ``fecontact plot OUT_DIR``, written into the result folder:
+
+    * ``deformed_von_mises.png``: deformed mesh coloured by von Mises stress;
+    * ``contact_pressure.png``, ``contact_traction.png``: the contact surface
+      coloured by the pressure and by the magnitude of the tangential
+      traction, with traction arrows (3D: also ``contact_patch.png``, the
+      patch seen from the master side);
+    * ``contact_status.png``: open / stick / slip;
+    * ``contact_profile.png``: pressure and tangential traction along the
+      contact surface with the analytic solution where the case has one
+      (:func:`fecontact.visuals.profiles.contact_profile`);
+    * ``newton_history.png``: both Newton residuals per iteration, log scale
+      (:func:`fecontact.visuals.profiles.newton_history`).
+
+pyvista is imported when a function is called, not with the module.
+"""
 
 from __future__ import annotations
 
