@@ -1,4 +1,17 @@
-"""Options, committed state and per-step record of a dynamic analysis."""
+"""Options, committed state and per-step record of a dynamic analysis.
+
+The plain data that :mod:`fecontact.analysis.dynamic` passes around, kept
+apart so that case building and the run drivers can use them without the
+analysis itself:
+
+* :class:`DynamicsOptions` -- the case's ``[dynamics]`` table (integrator,
+  time step, initial state, contact mass, output interval);
+* :class:`DynamicState` -- the committed state at the end of a time step:
+  the static :class:`fecontact.solve.state.StepState` plus velocity,
+  acceleration, the forces for the next step's works and the energy ledger;
+* :class:`TimeRecord` -- one time step as reported in ``summary.json``'s
+  time series (:mod:`fecontact.run.dynamic`).
+"""
 
 from __future__ import annotations
 
@@ -68,6 +81,7 @@ class DynamicState:
 
     @property
     def t(self) -> float:
+        """Time of the state (that of its :class:`fecontact.solve.state.StepState`)."""
         return self.state.t
 
 

@@ -49,10 +49,16 @@ class EnergyLedger:
 
     @property
     def balance_error(self) -> float:
+        """Balance error ``KE + SE - E_0 - W_ext - W_contact + D_friction + D_dashpot``.
+
+        Zero up to the Newton tolerance for the average acceleration scheme; the
+        numerical dissipation (negative) of HHT-α and generalised-α.
+        """
         return (self.total - self.initial - self.external_work - self.contact_work
                 + self.friction_dissipation + self.damping_dissipation)
 
     def as_dict(self) -> dict:
+        """The ledger's fields with ``total`` and ``balance_error``, as a plain dict of floats (for the time series)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["total"] = self.total
         out["balance_error"] = self.balance_error

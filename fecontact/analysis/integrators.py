@@ -92,6 +92,24 @@ class Integrator:
 
     @staticmethod
     def by_name(name: str, rho_inf: float) -> "Integrator":
+        """The integrator named in a case: ``"newmark"``, ``"hht"`` or ``"generalized_alpha"``.
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`INTEGRATORS`.
+        rho_inf : float
+            Spectral radius at infinite frequency (ignored by ``"newmark"``).
+
+        Returns
+        -------
+        Integrator
+
+        Raises
+        ------
+        ValueError
+            For an unknown name or a ``rho_inf`` out of the integrator's range.
+        """
         if name == "newmark":
             return Integrator.newmark()
         if name == "hht":
@@ -136,6 +154,20 @@ class Dynamics:
 
     @staticmethod
     def create(system: BulkSystem, M: sp.spmatrix) -> "Dynamics":
+        """The constant operators of a system with mass matrix ``M``: dashpot damping, and both projected on the reduced unknowns.
+
+        Parameters
+        ----------
+        system : BulkSystem
+        M : sparse matrix, shape (n, n)
+            Mass matrix in full numbering (consistent or redistributed).
+
+        Returns
+        -------
+        Dynamics
+            ``C`` and ``damping_anchor`` gathered from the springs with a dashpot,
+            ``M_hat = T^T M T`` and ``C_hat = T^T C T``.
+        """
         n = system.n_dofs
         C = sp.csr_matrix((n, n))
         anchor = np.zeros(n)
@@ -148,6 +180,22 @@ class Dynamics:
                         (T.T @ M @ T).tocsc(), (T.T @ C @ T).tocsc())
 
     def effective_matrix(self, integrator: Integrator, dt: float) -> sp.csc_matrix:
+        """Effective stiffness ``K_eff`` of the bulk block of the Newton matrix, shape (n_red, n_red).
+
+        ``(1 - alpha_m)/(beta dt^2) M_hat + gamma (1 - alpha_f)/(beta dt) C_hat
+        + (1 - alpha_f) K_hat``: constant for a given integrator and time-step
+        size, so it is factorised once per ``dt``.
+
+        Parameters
+        ----------
+        integrator : Integrator
+        dt : float
+            Time-step size.
+
+        Returns
+        -------
+        csc_matrix, shape (n_red, n_red)
+        """
         i = integrator
         return ((1.0 - i.alpha_m) / (i.beta * dt * dt) * self.M_hat
                 + i.gamma * (1.0 - i.alpha_f) / (i.beta * dt) * self.C_hat
@@ -175,7 +223,7 @@ class Dynamics:
 
 @dataclass(frozen=True)
 class TimeStep:
-    """Bulk residual and matrix of one time step, for :meth:`ContactProblem.evaluate`.
+    """Bulk residual and matrix of one time step, for :meth:`fecontact.solve.problem.ContactProblem.evaluate`.
 
     ``residual(u, t)`` is ``T^T [M a_{n+1-am} + C v_{n+1-af} - d + K u_{n+1-af}
     - f(t_{n+1-af})] - F_coupling(t_{n+1-af})`` with ``a``, ``v`` the
@@ -203,6 +251,23 @@ class TimeStep:
         return i.velocity(a, self.v0, self.a0, self.dt), a
 
     def residual(self, u: np.ndarray, t: float) -> tuple:
+        """Reduced bulk residual of the step and its force scale, for the end-of-step displacement ``u``.
+
+        Parameters
+        ----------
+        u : ndarray, shape (n,)
+            Full displacement ``u_{n+1}``.
+        t : float
+            End-of-step time ``t_{n+1}``.
+
+        Returns
+        -------
+        residual : ndarray, shape (n_red,)
+            ``T^T [...] - F_coupling`` as in the class docstring.
+        scale : float
+            Largest norm of the internal, external, inertial and coupling forces
+            and ``|M v_n| / dt``, for Newton's relative tolerance.
+        """
         dyn, i = self.dynamics, self.integrator
         sysm = dyn.system
         v, a = self.kinematics(u)

@@ -120,9 +120,22 @@ class MassSolver:
 
     @property
     def singular(self) -> bool:
+        """True when some reduced unknowns have no mass (the redistributed contact nodes)."""
         return self.massive.size < self.M_hat.shape[0]
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """Solution with the massive block of ``M_hat`` (factorised once); zero on the massless unknowns.
+
+        Parameters
+        ----------
+        rhs : ndarray, shape (n_red,) or (n_red, k)
+            Right-hand side(s) in reduced numbering.
+
+        Returns
+        -------
+        ndarray
+            Same shape as ``rhs``.
+        """
         out = np.zeros_like(rhs, dtype=float)
         if self.chol is not None:
             out[self.massive] = self.chol.solve(np.ascontiguousarray(rhs[self.massive]))

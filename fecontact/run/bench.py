@@ -111,6 +111,18 @@ def run_series(names, cases_dir: Path, out: Path, backend: str = "auto", scales=
 
 
 def format_row(row: dict) -> str:
+    """One line of progress for a measured (or failed) size: DOFs, contact nodes, Newton iterations, times and peak memory.
+
+    Parameters
+    ----------
+    row : dict
+        A row of :func:`run_series`: the figures of :func:`measure` with
+        ``series``, or ``series``, ``scale`` and ``error`` for a failed size.
+
+    Returns
+    -------
+    str
+    """
     if "error" in row:
         return f"{row['series']} scale {row['scale']}: FAILED ({row['error']})"
     return (f"{row['series']} scale {row['scale']:g}: {row['dofs']} DOFs, {row['contact_nodes']} "
@@ -138,6 +150,20 @@ def _fmt(value, spec):
 
 
 def markdown_table(rows: list, meta: dict) -> str:
+    """The benchmark table of ``bench.md``: one row per size, failed sizes marked, and the machine it ran on.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of :func:`run_series`.
+    meta : dict
+        ``machine``, ``cpus``, ``python`` and ``date`` (see :func:`write_tables`).
+
+    Returns
+    -------
+    str
+        A Markdown table followed by a "Measured on ..." note.
+    """
     head = ("| case | DOFs | contact nodes | backend | Newton it. | Krylov it. | contact solve s "
             "| linear solve s | ratio | contact work % | mesh s | assembly s | total s | peak GB "
             "| peak pressure error |\n|" + "---|" * 15 + "\n")

@@ -64,6 +64,7 @@ class ResidualCheck:
 
     @property
     def passed(self) -> bool:
+        """True when every measure is finite and at most :attr:`tolerance`."""
         return all(np.isfinite(getattr(self, k)) and getattr(self, k) <= self.tolerance
                    for k in MEASURES)
 
@@ -74,6 +75,7 @@ class ResidualCheck:
         return "; ".join(bad) + (f" (tolerance {self.tolerance:g})" if bad else "")
 
     def as_dict(self) -> dict:
+        """The check for ``summary.json``: each measure (None when not finite), ``tolerance``, ``passed`` and ``where``."""
         # non-finite measures become null: JSON has no Inf or NaN
         out = {k: float(getattr(self, k)) if np.isfinite(getattr(self, k)) else None
                for k in MEASURES}
