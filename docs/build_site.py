@@ -46,6 +46,7 @@ PAGES = [
     ("Ironing", "ironing.md"),
     ("Search scaling", "search_scaling.md"),
     ("Performance at scale", "scaling.md"),
+    ("Architecture", "architecture.md"),
     ("Design decisions", "decisions.md"),
 ]
 

@@ -5,7 +5,12 @@
 * :mod:`.io` -- ``.npz`` problem and solution files (:mod:`.fclib`: FCLIB HDF5);
 * :mod:`.ssn` -- the semismooth Newton method (Alart–Curnier) of the
   finite-element solver, applied to a PFC problem;
-* :mod:`.nsgs` -- nonsmooth Gauss–Seidel on the Delassus problem.
+* :mod:`.nsgs` -- nonsmooth Gauss–Seidel on the Delassus problem;
+* :mod:`.command` -- the ``fecontact pfc export|solve`` command.
+
+The problem and its files do not depend on the finite-element model:
+:mod:`.export` makes one from a case, and the solvers reuse the Newton
+method and factorisations of :mod:`fecontact.solve`.
 """
 
 from .problem import GlobalProblem, PFCError, Residuals, project_on_cone  # noqa: F401
