@@ -43,7 +43,8 @@ class ContactPair:
         :mod:`fecontact.friction.base`; default ``Coulomb(mu)``.
     formulation : str
         ``"node_to_segment"`` (node-to-segment in 2D, node-to-facet in 3D) or
-        ``"mortar"`` (2D segment-to-segment, :mod:`fecontact.contact.mortar2d`).
+        ``"mortar"`` (segment-to-segment, :mod:`fecontact.contact.mortar2d`,
+        :mod:`fecontact.contact.mortar3d`).
     penalty : ndarray, shape (m,), optional
         Penalty stiffness per slave node (traction per length): the normal
         condition is then ``lam_n = penalty * max(0, -g_n)`` instead of the
@@ -67,6 +68,7 @@ class ContactPair:
 
     @property
     def n_nodes(self) -> int:
+        """Number of slave nodes ``m``."""
         return self.slave.nodes.size
 
 
