@@ -15,7 +15,7 @@ from fecontact.case.build import build_model
 from fecontact.case.schema import load_case
 from fecontact.solve.krylov import gmres, projected_solve
 from fecontact.solve.amg import AMG, rigid_body_modes
-from fecontact.solve.backends import DirectBackend, make_backend
+from fecontact.solve.backends import BACKENDS, DirectBackend, LinearBackend, make_backend
 from fecontact.solve.projected import KrylovBackend
 from fecontact.solve.newton import NewtonOptions, semismooth_newton
 from fecontact.run.static import run
@@ -194,6 +194,71 @@ def test_auto_picks_amg_for_large_problems_with_supported_bodies(monkeypatch):
     floating = build_model(load_case(CASES / "patch2d.toml")).problem
     assert floating.system.floating_bodies()
     assert make_backend("auto", floating).name == "schur"
+
+
+def _iterate(name):
+    """``(problem, ev)``: the iterate after two Newton steps on the first load level of a coarse case."""
+    model = _model(name)
+    problem = model.problem
+    state = problem.initial_state()
+    t = model.levels[0]
+    result = semismooth_newton(problem, DirectBackend(problem), problem.unknowns(state), t, state,
+                               NewtonOptions(max_iterations=2))
+    return problem, problem.evaluate(result.unknowns, t, state)
+
+
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_every_registered_backend_honours_the_contract(name):
+    """Each factory builds a backend that declares its name and iterations, whose Newton step is the
+    dense solve of the same Jacobian and whose reference solve is the dense solve of ``K_hat``.
+    The Krylov ones: the first step (contact status not settled yet) inexact in the equilibrium rows
+    only, within ``eta_max |R|``; the next at the same status to the tolerance."""
+    problem, ev = _iterate("hertz2d_friction")
+    status = ev.contact.status
+    assert (status == 0).any() and (status == 2).any()
+    J = ev.jacobian().toarray()
+    exact = la.solve(J, -ev.residual)
+    backend = make_backend(name, problem, tolerance=1e-11)
+    assert isinstance(backend, LinearBackend) and backend.name == name
+    n = ev.n_reduced
+    if BACKENDS[name].krylov:
+        assert backend.iterations == 0
+        first = backend.solve(ev)
+        defect = J @ first + ev.residual
+        assert np.linalg.norm(defect[:n]) <= 0.1 * np.linalg.norm(ev.residual)
+        assert np.abs(defect[n:]).max() <= 1e-10 * np.abs(ev.residual).max()
+        spent = backend.iterations
+        assert spent > 0
+        step = backend.solve(ev)
+        assert backend.iterations > spent
+    else:
+        assert backend.iterations is None
+        step = backend.solve(ev)
+        assert backend.iterations is None
+    np.testing.assert_allclose(step, exact, rtol=0, atol=1e-7 * np.abs(exact).max())
+    K = problem.system.K_hat
+    rhs = np.random.default_rng(1).standard_normal(n)
+    x = la.solve(K.toarray(), rhs)
+    np.testing.assert_allclose(backend.reference_solve(rhs), x, rtol=0, atol=1e-8 * np.abs(x).max())
+
+
+def test_an_unknown_backend_is_a_one_line_error_naming_the_choices():
+    with pytest.raises(ValueError) as err:
+        make_backend("magic", None)
+    assert str(err.value) == ("unknown linear solver backend 'magic'; "
+                              "choose one of auto, direct, schur, amg, factorization")
+
+
+def test_auto_falls_back_from_amg_but_a_named_backend_does_not(monkeypatch):
+    """A body held only by contact: ``auto`` above the threshold gives up ``amg`` for ``schur``;
+    ``amg`` asked for by name is refused."""
+    import fecontact.solve.backends as linsolve
+
+    floating = build_model(load_case(CASES / "patch2d.toml")).problem
+    monkeypatch.setattr(linsolve, "AMG_THRESHOLD", 1)
+    assert make_backend("auto", floating).name == "schur"
+    with pytest.raises(RuntimeError, match="held only by contact"):
+        make_backend("amg", floating)
 
 
 def test_a_linear_solve_that_fails_is_named_in_newtons_reason():

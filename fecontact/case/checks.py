@@ -211,13 +211,25 @@ def model_findings(model) -> list:
 
 
 def backend_findings(model, source: str) -> list:
-    """An unknown ``solver.backend``, or a Krylov backend for a body held only by contact."""
-    from ..solve.backends import BACKENDS, KRYLOV_BACKENDS
+    """An unknown ``solver.backend``, or a Krylov backend for a body held only by contact.
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+    source : str
+        The case file, named in each finding.
+
+    Returns
+    -------
+    list of str
+        At most one finding.
+    """
+    from ..solve.backends import CHOICES, KRYLOV_BACKENDS
 
     name = model.backend
-    if name != "auto" and name not in BACKENDS:
+    if name not in CHOICES:
         return [f"{source}: 'solver.backend' = {name!r} is not a backend; choose one of "
-                f"{', '.join(['auto', *BACKENDS])}"]
+                f"{', '.join(CHOICES)}"]
     floating = model.problem.system.floating_bodies() if name in KRYLOV_BACKENDS else []
     if floating:
         return [f"{source}: 'solver.backend' = {name!r} needs every body supported, but "

@@ -12,7 +12,15 @@ def rigid_body_modes(system) -> np.ndarray:
     """All rigid-body modes (translations, rotations about the centroid) in reduced numbering.
 
     The near-null space that smoothed-aggregation multigrid needs for
-    elasticity.  Returns shape (n_red, 3) in 2D and (n_red, 6) in 3D.
+    elasticity.
+
+    Parameters
+    ----------
+    system : fecontact.bodies.system.BulkSystem
+
+    Returns
+    -------
+    ndarray, shape (n_reduced, 3) in 2D, (n_reduced, 6) in 3D
     """
     from ..bodies.system import rigid_motions
 
@@ -28,6 +36,13 @@ class AMG:
     """Smoothed-aggregation algebraic multigrid (pyamg) of a fixed SPD matrix: ``__call__`` is one V-cycle.
 
     The rigid-body modes are the near-null space; the setup is done once.
+
+    Parameters
+    ----------
+    K : sparse matrix, shape (n, n)
+        Symmetric positive definite.
+    near_null_space : ndarray, shape (n, k)
+        The rigid-body modes (:func:`rigid_body_modes`).
     """
 
     def __init__(self, K: sp.spmatrix, near_null_space: np.ndarray):
@@ -43,6 +58,7 @@ class AMG:
         self._diagonal = self._base[0].diagonal()
 
     def __call__(self, r: np.ndarray) -> np.ndarray:
+        """One V-cycle applied to ``r``, shape (n,): an approximation of ``K^{-1} r``, shape (n,)."""
         return self.cycle @ r
 
     def constrained(self, F: sp.spmatrix, stiffness: float = PENALTY_PRECONDITIONER):
@@ -58,6 +74,17 @@ class AMG:
         correcting the constrained DOFs that the projection then removes,
         and GMRES would need several times more iterations on the
         constrained problem than on the unconstrained one.
+
+        Parameters
+        ----------
+        F : sparse, shape (c, n)
+            The constraint rows (``c = 0``: the V-cycle of ``K`` itself again).
+        stiffness : float
+
+        Returns
+        -------
+        AMG
+            ``self``, changed in place.
         """
         import pyamg
 
@@ -82,6 +109,18 @@ def make_linear_solver(name: str, K: sp.spmatrix, system):
 
     ``"factorization"``: sparse Cholesky (exact); ``"amg"``: one
     smoothed-aggregation V-cycle.
+
+    Parameters
+    ----------
+    name : {"amg", "factorization"}
+    K : sparse matrix, shape (n, n)
+        Symmetric positive definite.
+    system : fecontact.bodies.system.BulkSystem
+        For the rigid-body modes of ``amg``.
+
+    Returns
+    -------
+    callable, (n,) -> (n,)
     """
     if name == "amg":
         return AMG(K, rigid_body_modes(system))
@@ -97,6 +136,23 @@ def plain_krylov_solve(name: str, K: sp.spmatrix, system, rhs: np.ndarray,
     Sets the preconditioner up and runs the same right-preconditioned GMRES
     to ``0.1 * tolerance * |rhs|``, the accuracy of the contact solve's last
     Newton step.
+
+    Parameters
+    ----------
+    name : {"amg", "factorization"}
+    K : sparse matrix, shape (n, n)
+    system : fecontact.bodies.system.BulkSystem
+    rhs : ndarray, shape (n,)
+    tolerance : float
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Raises
+    ------
+    RuntimeError
+        GMRES did not converge in 500 iterations.
     """
     from .krylov import gmres
 

@@ -1,7 +1,10 @@
-r"""Linear solver backends for the semismooth Newton step.
+r"""Linear solver backends for the semismooth Newton step: the contract, the registry, the choice.
 
-Both backends solve the same system ``J dx = -R`` (see
-:mod:`fecontact.solve.problem`); they differ in how.
+Every backend solves the same system ``J dx = -R`` (see
+:mod:`fecontact.solve.problem`) and honours :class:`LinearBackend`; they
+differ in how.  :data:`BACKENDS` maps each name to a factory
+``(problem, matrix, tolerance) -> backend``, and :func:`make_backend` is the
+one place that validates a name, resolves ``auto`` and falls back.
 
 ``direct``
     Sparse LU of the whole generalised Jacobian at every iteration.  Works
@@ -26,45 +29,223 @@ Both backends solve the same system ``J dx = -R`` (see
     rows do not depend on ``u`` and are diagonal (open nodes) are eliminated
     first.  Each iteration costs two back-substitutions and a dense solve of
     the size of the contact zone instead of a new factorisation.
+
+``amg``, ``factorization``
+    Projected GMRES on the Newton system, preconditioned by a fixed
+    approximation of the bulk stiffness's inverse (a multigrid V-cycle, or
+    its exact factorisation); see :mod:`fecontact.solve.projected`.  Every
+    body must be supported.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from .factor import factorized_reference_solve
 from .projected import KrylovBackend
 from .schur import SchurBackend
+
+if TYPE_CHECKING:
+    from .problem import Evaluation
 
 logger = logging.getLogger(__name__)
 
 
+@runtime_checkable
+class LinearBackend(Protocol):
+    """What Newton and the run drivers use of a linear solver backend.
+
+    Attributes
+    ----------
+    name : str
+        The registered name (:data:`BACKENDS`) of what was built; after
+        ``auto`` and the fall-backs, the one that actually solves (written
+        to ``summary.json`` as ``backend``).
+    iterations : int or None
+        Krylov iterations spent so far by all :meth:`solve` calls; ``None``
+        for backends that do not iterate (``direct``, ``schur``), so that
+        ``summary.json``'s ``krylov_iterations`` is null for them.
+
+    Notes
+    -----
+    How accurately a step is solved is the backend's own business: the
+    direct ones solve exactly, the Krylov ones inexactly while the contact
+    status changes and to a tenth of Newton's tolerance once it has settled
+    (the ``tolerance`` given to the factory).  A backend that cannot solve a
+    system raises ``RuntimeError``, ``ValueError`` or
+    ``numpy.linalg.LinAlgError`` from :meth:`solve`, or returns a step that
+    is not finite: Newton reports either as its reason to stop.
+    """
+
+    name: str
+    iterations: int | None
+
+    def solve(self, ev: Evaluation) -> np.ndarray:
+        """The Newton step ``dx`` of ``J dx = -R`` at an iterate.
+
+        Parameters
+        ----------
+        ev : fecontact.solve.problem.Evaluation
+            Residual ``R``, shape (n_reduced + n_multipliers,), and the
+            Jacobian blocks (``ev.has_jacobian``).
+
+        Returns
+        -------
+        ndarray, shape (n_reduced + n_multipliers,)
+            ``[du; dlam]`` in the numbering of ``ev.residual``.
+        """
+
+    def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K_hat x = rhs`` from scratch, set-up included, the way this backend solves.
+
+        The run drivers time it as the linear-elastic reference of a run
+        (``linear_reference`` in ``summary.json``).
+
+        Parameters
+        ----------
+        rhs : ndarray, shape (n_reduced,)
+
+        Returns
+        -------
+        ndarray, shape (n_reduced,)
+        """
+
+
 class DirectBackend:
-    """Sparse LU (SuperLU) of the full Jacobian at each iteration."""
+    """Sparse LU (SuperLU) of the full Jacobian at each iteration.
+
+    Parameters
+    ----------
+    problem : fecontact.solve.problem.ContactProblem
+        Any problem, including bodies held only by contact.
+    """
 
     name = "direct"
+    #: not iterative
+    iterations = None
 
     def __init__(self, problem):
         self.problem = problem
 
-    def solve(self, ev) -> np.ndarray:
+    def solve(self, ev: Evaluation) -> np.ndarray:
+        """The Newton step: ``J dx = -R`` by sparse LU of the assembled ``J``, shape (n + m,)."""
         return spla.spsolve(ev.jacobian(), -ev.residual)
 
+    def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K_hat x = rhs``, shape (n_reduced,), by :func:`fecontact.solve.factor.factorized_reference_solve`."""
+        return factorized_reference_solve(self.problem.system, rhs)
 
-BACKENDS = {"direct": DirectBackend, "schur": SchurBackend, "amg": KrylovBackend,
-            "factorization": KrylovBackend}
+
+@dataclass(frozen=True)
+class BackendFactory:
+    """How to build one registered backend.
+
+    Attributes
+    ----------
+    build : callable
+        ``build(problem, matrix, tolerance) -> LinearBackend``: ``problem``
+        the contact problem (or anything with its interface, e.g. the PFC
+        view), ``matrix`` the constant bulk block of the Jacobian when it is
+        not ``K_hat`` (a time step's effective stiffness) or ``None``,
+        ``tolerance`` Newton's relative tolerance.  Raises ``RuntimeError``
+        when the backend cannot serve the problem (a singular bulk matrix).
+    krylov : bool
+        Whether the backend solves by projected GMRES on the bulk matrix,
+        which needs every body supported (:data:`KRYLOV_BACKENDS`).
+    """
+
+    build: Callable[..., LinearBackend]
+    krylov: bool = False
+
+    def __call__(self, problem, matrix=None, tolerance: float = 1e-9) -> LinearBackend:
+        """Build the backend for ``problem``.
+
+        Parameters
+        ----------
+        problem : fecontact.solve.problem.ContactProblem
+        matrix : sparse matrix, shape (n_reduced, n_reduced), optional
+            The constant bulk block when it is not ``K_hat``.
+        tolerance : float
+            Newton's relative tolerance.
+
+        Returns
+        -------
+        LinearBackend
+
+        Raises
+        ------
+        RuntimeError
+            The backend cannot serve the problem.
+        """
+        return self.build(problem, matrix, tolerance)
+
+
+#: name -> factory, in the order the choices are listed in messages
+BACKENDS: dict[str, BackendFactory] = {
+    "direct": BackendFactory(lambda problem, matrix, tolerance: DirectBackend(problem)),
+    "schur": BackendFactory(lambda problem, matrix, tolerance: SchurBackend(problem, matrix)),
+    "amg": BackendFactory(lambda problem, matrix, tolerance:
+                          KrylovBackend(problem, matrix, "amg", tolerance), krylov=True),
+    "factorization": BackendFactory(lambda problem, matrix, tolerance:
+                                    KrylovBackend(problem, matrix, "factorization", tolerance),
+                                    krylov=True),
+}
 #: the backends that solve by projected GMRES (every body must be supported)
-KRYLOV_BACKENDS = ("amg", "factorization")
+KRYLOV_BACKENDS = tuple(name for name, factory in BACKENDS.items() if factory.krylov)
+#: every name a case or the command line may give, as listed in messages
+CHOICES = ("auto", *BACKENDS)
 
 
 #: reduced unknowns from which ``auto`` uses ``amg`` (see docs/scaling.md)
 AMG_THRESHOLD = 40_000
 
 
-def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
-    """Backend by name.
+def unknown_backend_message(name: str) -> str:
+    """The one-line complaint about a backend name that is not registered (nor ``auto``).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+        Naming ``name`` and every choice (:data:`CHOICES`).
+    """
+    return f"unknown linear solver backend {name!r}; choose one of {', '.join(CHOICES)}"
+
+
+def candidates(name: str, problem) -> tuple:
+    """The registered backends ``make_backend(name, problem)`` tries, in order.
+
+    A named backend is tried alone.  ``auto`` tries ``amg`` for problems of
+    at least :data:`AMG_THRESHOLD` reduced unknowns, then ``schur``, then
+    ``direct`` (each when the previous cannot serve the problem).
+
+    Parameters
+    ----------
+    name : str
+        ``"auto"`` or a key of :data:`BACKENDS`.
+    problem : fecontact.solve.problem.ContactProblem
+
+    Returns
+    -------
+    tuple of str
+    """
+    if name != "auto":
+        return (name,)
+    if problem.system.n_reduced >= AMG_THRESHOLD:
+        return ("amg", "schur", "direct")
+    return ("schur", "direct")
+
+
+def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9) -> LinearBackend:
+    """The linear solver backend called ``name`` for ``problem``.
 
     ``"auto"`` picks ``amg`` for problems of at least
     :data:`AMG_THRESHOLD` reduced unknowns whose bodies are all supported,
@@ -72,27 +253,39 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9):
     the cached compliance of the contact DOFs serve many load steps cheaply,
     and bodies held only by contact are handled through pinned rigid-body
     modes), falling back to ``direct`` if the regularised bulk stiffness
-    still cannot be factorised.  ``matrix`` is
-    the constant bulk block of the Jacobian when it is not ``K_hat``
-    (dynamics); ``tolerance`` is Newton's (the Krylov backends solve to a
-    tenth of it at the end).
+    still cannot be factorised (:func:`candidates`).  A backend asked for by
+    name is built or fails: no fall-back.
+
+    Parameters
+    ----------
+    name : str
+        ``"auto"`` or a key of :data:`BACKENDS`.
+    problem : fecontact.solve.problem.ContactProblem
+    matrix : sparse matrix, shape (n_reduced, n_reduced), optional
+        The constant bulk block of the Jacobian when it is not ``K_hat``
+        (dynamics: a time step's effective stiffness).
+    tolerance : float
+        Newton's relative tolerance (the Krylov backends solve to a tenth
+        of it at the end).
+
+    Returns
+    -------
+    LinearBackend
+
+    Raises
+    ------
+    ValueError
+        An unknown name (:func:`unknown_backend_message`).
+    RuntimeError
+        The named backend cannot serve the problem (e.g. ``schur`` or a
+        Krylov backend with a singular bulk matrix).
     """
-    if name not in BACKENDS and name != "auto":
-        raise ValueError(f"unknown linear solver backend {name!r}; choose one of "
-                         f"{', '.join(['auto', *BACKENDS])}")
-    if name == "direct":
-        return DirectBackend(problem)
-    if name in KRYLOV_BACKENDS:
-        return KrylovBackend(problem, matrix, name, tolerance)
-    if name == "auto" and problem.system.n_reduced >= AMG_THRESHOLD:
+    if name not in CHOICES:
+        raise ValueError(unknown_backend_message(name))
+    *fallible, last = candidates(name, problem)
+    for candidate in fallible:
         try:
-            return KrylovBackend(problem, matrix, "amg", tolerance)
+            return BACKENDS[candidate](problem, matrix, tolerance)
         except RuntimeError as err:
-            logger.info("%s: not using the amg backend", err)
-    try:
-        return SchurBackend(problem, matrix)
-    except RuntimeError as err:
-        if name == "schur":
-            raise
-        logger.info("bulk matrix not factorisable (%s): using the direct backend", err)
-        return DirectBackend(problem)
+            logger.info("not using the %s backend: %s", candidate, err)
+    return BACKENDS[last](problem, matrix, tolerance)

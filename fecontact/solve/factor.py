@@ -11,6 +11,16 @@ class Cholesky:
     """Sparse Cholesky factorisation of a symmetric positive definite matrix (CHOLMOD via cholespy).
 
     ``solve`` takes one right-hand side of shape (n,) or several of shape (n, c).
+
+    Parameters
+    ----------
+    K : sparse matrix, shape (n, n)
+        Symmetric positive definite.
+
+    Raises
+    ------
+    RuntimeError
+        CHOLMOD refuses the matrix.
     """
 
     def __init__(self, K: sp.spmatrix):
@@ -26,6 +36,21 @@ class Cholesky:
             raise RuntimeError(f"cannot factorise the stiffness matrix: {err}") from None
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K x = rhs`` by forward and back substitution.
+
+        Parameters
+        ----------
+        rhs : ndarray, shape (n,) or (n, c)
+
+        Returns
+        -------
+        ndarray, the shape of ``rhs``
+
+        Raises
+        ------
+        RuntimeError
+            The solution is not finite (``K`` was not positive definite).
+        """
         b = np.ascontiguousarray(rhs, dtype=np.float64)
         x = np.zeros_like(b)
         if b.ndim == 2 and b.shape[1] == 0:
@@ -41,12 +66,24 @@ def factorize(K: sp.spmatrix):
 
     CHOLMOD's supernodal Cholesky (cholespy) is an order of magnitude faster
     than SuperLU on 3D elasticity (see docs/decisions.md).
+
+    Parameters
+    ----------
+    K : sparse matrix, shape (n, n)
+
+    Returns
+    -------
+    Cholesky
     """
     return Cholesky(K)
 
 
 def pinned_stiffness(system) -> tuple:
     """``K_hat`` with springs on DOFs that fix its unsupported rigid-body modes.
+
+    Parameters
+    ----------
+    system : fecontact.bodies.system.BulkSystem
 
     Returns
     -------
@@ -64,3 +101,23 @@ def pinned_stiffness(system) -> tuple:
     eps = float(np.mean(K_hat.diagonal()))
     springs = sp.csc_matrix((np.full(pinned.size, eps), (pinned, pinned)), shape=K_hat.shape)
     return (K_hat + springs).tocsc(), pinned, eps
+
+
+def factorized_reference_solve(system, rhs: np.ndarray) -> np.ndarray:
+    """``K_hat x = rhs`` from scratch by one sparse Cholesky factorisation, rigid-body modes pinned.
+
+    The linear reference of the backends that factorise (``direct``,
+    ``schur``): bodies held only by contact get the springs of
+    :func:`pinned_stiffness`.
+
+    Parameters
+    ----------
+    system : fecontact.bodies.system.BulkSystem
+    rhs : ndarray, shape (n_reduced,)
+
+    Returns
+    -------
+    ndarray, shape (n_reduced,)
+    """
+    K, _, _ = pinned_stiffness(system)
+    return factorize(K).solve(rhs)

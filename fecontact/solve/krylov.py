@@ -54,6 +54,7 @@ class KrylovReport:
     residual : float
         Final norm of the equilibrium residual ``|b_1 - (K + D) du - E dl|``.
     converged : bool
+        Whether GMRES reached its tolerance.
     """
 
     iterations: int
@@ -76,9 +77,15 @@ def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
     atol : float
         Absolute tolerance on ``|b - A x|``.
 
+    max_iterations : int
+    restart : int
+
     Returns
     -------
-    (x, iterations, converged)
+    x : ndarray, shape (n,)
+    iterations : int
+        Preconditioner applications.
+    converged : bool
     """
     n = b.size
     if float(np.linalg.norm(b)) <= atol:
@@ -124,9 +131,13 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
     atol : float
         Tolerance on the equilibrium residual ``|b1 - (K + D) du - E dl|``.
 
+    max_iterations : int
+
     Returns
     -------
-    (du, dl, KrylovReport)
+    du : ndarray, shape (n,)
+    dl : ndarray, shape (e,)
+    report : KrylovReport
 
     Raises
     ------

@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 
-from .amg import make_linear_solver
+from .amg import make_linear_solver, plain_krylov_solve
 from .schur import contact_block, open_rows
 
 logger = logging.getLogger(__name__)
@@ -28,7 +28,34 @@ class KrylovBackend:
     contact rows are always solved exactly.
 
     Bodies held only by contact make ``K`` singular: use ``schur`` or ``direct``.
+
+    Parameters
+    ----------
+    problem : fecontact.solve.problem.ContactProblem
+    matrix : sparse matrix, shape (n_reduced, n_reduced), optional
+        The constant bulk block of ``J11`` when it is not ``K_hat`` (a time
+        step's effective stiffness).
+    preconditioner : {"amg", "factorization"}
+        Also the backend's :attr:`name`.
+    tolerance : float
+        Newton's relative tolerance; steps are solved to at least a tenth of it.
+    eta_max : float
+        Relative tolerance of the steps taken while the contact status changes.
+
+    Attributes
+    ----------
+    iterations : int
+        GMRES iterations spent by all :meth:`solve` calls so far.
+    matrix : sparse matrix, shape (n_reduced, n_reduced)
+        The bulk matrix that is preconditioned.
+
+    Raises
+    ------
+    RuntimeError
+        A body is held only by contact (with ``matrix`` not given).
     """
+
+    iterations: int
 
     def __init__(self, problem, matrix=None, preconditioner: str = "amg",
                  tolerance: float = 1e-9, eta_max: float = 0.1):
@@ -52,6 +79,16 @@ class KrylovBackend:
         step is solved to the floor (``eta = 0``).  On ``hertz3d`` this
         spends fewer Krylov iterations in all than Eisenstat and Walker's
         forcing terms, which split the last linear solve into two.
+
+        Parameters
+        ----------
+        status : ndarray of int, shape (n_contact,)
+            Contact status at the iterate (remembered for the next call).
+
+        Returns
+        -------
+        float
+            ``0.0`` or ``eta_max``.
         """
         previous, self._status = self._status, status.copy()
         settled = previous is not None and previous.shape == status.shape \
@@ -59,6 +96,21 @@ class KrylovBackend:
         return 0.0 if settled else self.eta_max
 
     def solve(self, ev) -> np.ndarray:
+        """The Newton step of ``J dx = -R``, inexact in the equilibrium rows (see the class).
+
+        Parameters
+        ----------
+        ev : fecontact.solve.problem.Evaluation
+
+        Returns
+        -------
+        ndarray, shape (n_reduced + n_multipliers,)
+
+        Raises
+        ------
+        RuntimeError
+            GMRES did not reach the tolerance of the step.
+        """
         from .krylov import projected_solve
 
         n = ev.n_reduced
@@ -81,3 +133,11 @@ class KrylovBackend:
             raise RuntimeError(f"GMRES did not reach {atol:.3e} (residual {report.residual:.3e})")
         dlam[engaged] = dl
         return np.concatenate([du, dlam])
+
+    def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K x = rhs``, shape (n_reduced,), from scratch with the same preconditioner and GMRES.
+
+        See :func:`fecontact.solve.amg.plain_krylov_solve` (to a tenth of
+        :attr:`tolerance` relative to ``|rhs|``).
+        """
+        return plain_krylov_solve(self.name, self.matrix, self.problem.system, rhs, self.tolerance)

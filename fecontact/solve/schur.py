@@ -9,7 +9,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .factor import factorize, pinned_stiffness
+from .factor import factorize, factorized_reference_solve, pinned_stiffness
 
 
 class SchurBackend:
@@ -28,13 +28,25 @@ class SchurBackend:
         J_\epsilon = J + \epsilon P P^T,
 
     at the price of ``r`` extra right-hand sides per iteration.
+
+    Parameters
+    ----------
+    problem : fecontact.solve.problem.ContactProblem
+    matrix : sparse matrix, shape (n_reduced, n_reduced), optional
+        The constant bulk block of ``J11`` when it is not ``K_hat`` (a time
+        step's effective stiffness, positive definite: nothing is pinned).
+
+    Raises
+    ------
+    RuntimeError
+        The (regularised) bulk matrix cannot be factorised.
     """
 
     name = "schur"
+    #: not iterative (the condensed contact system's GMRES is internal and not counted)
+    iterations = None
 
     def __init__(self, problem, matrix=None):
-        """``matrix``: the constant bulk block of ``J11`` when it is not ``K_hat``
-        (a time step's effective stiffness, positive definite: nothing is pinned)."""
         self.problem = problem
         if matrix is None:
             self.matrix = problem.system.K_hat
@@ -51,7 +63,18 @@ class SchurBackend:
         self.computed = np.zeros(universe.size, dtype=bool)
 
     def compliance(self, S: np.ndarray) -> np.ndarray:
-        """``W[S, S]``, computing missing columns by back-substitution."""
+        """``W[S, S]``, computing missing columns by back-substitution.
+
+        Parameters
+        ----------
+        S : ndarray of int, shape (s,)
+            Reduced DOFs, all on the contact surfaces.
+
+        Returns
+        -------
+        ndarray, shape (s, s)
+            The compliance ``P_S^T K^{-1} P_S`` of the (regularised) bulk matrix.
+        """
         pos = self.position[S]
         if np.any(pos < 0):
             raise RuntimeError("contact touched a DOF outside the contact surfaces")
@@ -65,6 +88,16 @@ class SchurBackend:
         return self.W[np.ix_(pos, pos)]
 
     def solve(self, ev) -> np.ndarray:
+        """The exact Newton step of ``J dx = -R``.
+
+        Parameters
+        ----------
+        ev : fecontact.solve.problem.Evaluation
+
+        Returns
+        -------
+        ndarray, shape (n_reduced + n_multipliers,)
+        """
         if not self.pinned.size:
             return self._solve(ev, -ev.residual[:, None])[:, 0]
         rhs = np.zeros((ev.residual.size, 1 + self.pinned.size))
@@ -74,6 +107,10 @@ class SchurBackend:
         x, Y = sol[:, 0], sol[:, 1:]
         capacity = np.eye(self.pinned.size) / self.eps - Y[self.pinned]
         return x + Y @ la.solve(capacity, x[self.pinned])
+
+    def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K_hat x = rhs``, shape (n_reduced,), from scratch (:func:`~fecontact.solve.factor.factorized_reference_solve`)."""
+        return factorized_reference_solve(self.problem.system, rhs)
 
     def _solve(self, ev, rhs: np.ndarray) -> np.ndarray:
         """Solve ``J_eps X = rhs`` for right-hand sides ``rhs`` of shape (n, c)."""
@@ -108,7 +145,7 @@ class SchurBackend:
 
 
 def contact_block(ev) -> sp.csr_matrix:
-    """The contact part ``D`` of ``J11`` (an empty matrix when the evaluation has none)."""
+    """The contact part ``D`` of ``J11``, shape (n_reduced, n_reduced) (empty when the evaluation has none)."""
     n = ev.n_reduced
     return sp.csr_matrix((n, n)) if ev.D is None else ev.D.tocsr()
 
@@ -187,9 +224,19 @@ def _dense_condensed_solve(W, D, WE, F, G, w, b):
 def open_rows(J21: sp.csr_matrix, J22: sp.csr_matrix, b2: np.ndarray) -> tuple:
     """Multipliers whose rows do not depend on ``u`` and are diagonal (open nodes).
 
-    Returns ``(trivial, dlam)``: a mask of those rows and ``dlam`` (the
-    shape of ``b2``: (m,) or (m, c)) with ``b2_i / J22_ii`` there, zero
-    elsewhere.
+    Parameters
+    ----------
+    J21 : sparse, shape (m, n)
+    J22 : sparse, shape (m, m)
+    b2 : ndarray, shape (m,) or (m, c)
+        Right-hand side(s) of the multiplier rows.
+
+    Returns
+    -------
+    trivial : ndarray of bool, shape (m,)
+        The rows that are open.
+    dlam : ndarray, the shape of ``b2``
+        ``b2_i / J22_ii`` on those rows, zero elsewhere.
     """
     J21 = J21.copy()
     J21.eliminate_zeros()
