@@ -2,5 +2,6 @@
 
 from .result import RunResult
 from .static import prepare, run
+from .summary import RunSummary
 
-__all__ = ["RunResult", "prepare", "run"]
+__all__ = ["RunResult", "RunSummary", "prepare", "run"]

@@ -34,7 +34,18 @@ class RestartError(Exception):
 
 
 def fingerprint(case: dict) -> str:
-    """SHA-256 of what defines the problem: the case without :data:`FREE_TABLES`, and mesh files."""
+    """SHA-256 of what defines the problem: the case without :data:`FREE_TABLES`, and mesh files.
+
+    Parameters
+    ----------
+    case : dict
+        The case as read (:func:`fecontact.case.schema.load_case`).
+
+    Returns
+    -------
+    str
+        Hexadecimal digest.
+    """
     core = {k: v for k, v in case.items() if k not in FREE_TABLES}
     h = hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode())
     base = Path(case.get("_dir", "."))
@@ -46,7 +57,20 @@ def fingerprint(case: dict) -> str:
 
 
 def state_arrays(state: StepState, prefix: str = "state.") -> dict:
-    """Flat ``{name: array}`` of a state (and its increment start)."""
+    """Flat ``{name: array}`` of a state (and its increment start).
+
+    Parameters
+    ----------
+    state : StepState
+        The state.
+    prefix : str
+        Prefix of every name.
+
+    Returns
+    -------
+    dict
+        Name -> array.
+    """
     out = {}
     for f in fields(StepState):
         value = getattr(state, f.name)
@@ -60,7 +84,19 @@ def state_arrays(state: StepState, prefix: str = "state.") -> dict:
 
 
 def state_from(arrays, prefix: str = "state.") -> StepState:
-    """Inverse of :func:`state_arrays`."""
+    """Inverse of :func:`state_arrays`.
+
+    Parameters
+    ----------
+    arrays : mapping
+        Name -> array, as :func:`state_arrays` gives them.
+    prefix : str
+        Prefix of the state's names.
+
+    Returns
+    -------
+    StepState
+    """
     values = {}
     for f in fields(StepState):
         if f.name == "start":
@@ -86,6 +122,7 @@ class Checkpoint:
     index : int
         Written steps so far (load levels, or time steps in dynamics).
     state : StepState
+        The state after them.
     arrays : dict
         Everything else the stepping saved (name -> array).
     meta : dict
@@ -100,7 +137,23 @@ class Checkpoint:
 
 
 def save(folder: Path, analysis: str, index: int, state: StepState, arrays: dict, meta: dict) -> None:
-    """Write ``folder/restart.npz`` atomically."""
+    """Write ``folder/restart.npz`` atomically.
+
+    Parameters
+    ----------
+    folder : Path
+        The output folder.
+    analysis : str
+        ``"static"`` or ``"dynamic"``.
+    index : int
+        Steps written so far.
+    state : StepState
+        The state after them.
+    arrays : dict
+        Everything else the stepping needs to continue (name -> array).
+    meta : dict
+        JSON data (fingerprint, ``pvd`` entries).
+    """
     folder = Path(folder)
     data = state_arrays(state)
     data.update({f"extra.{k}": np.asarray(v) for k, v in arrays.items()})
@@ -112,7 +165,26 @@ def save(folder: Path, analysis: str, index: int, state: StepState, arrays: dict
 
 
 def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:
-    """Read ``folder/restart.npz`` and check that it belongs to ``case``."""
+    """Read ``folder/restart.npz`` and check that it belongs to ``case``.
+
+    Parameters
+    ----------
+    folder : Path
+        The output folder.
+    case : dict
+        The case to continue.
+    n_dofs : int
+        Its DOF count.
+
+    Returns
+    -------
+    Checkpoint
+
+    Raises
+    ------
+    RestartError
+        No restart file, an unreadable one, or one of another problem.
+    """
     path = Path(folder) / RESTART
     if not path.is_file():
         raise RestartError(f"{folder}: no {RESTART} (the folder holds no run to continue)")

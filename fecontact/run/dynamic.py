@@ -27,7 +27,6 @@ fails keeps them and records ``converged: false`` with the reason.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import fields
 from pathlib import Path
 
@@ -36,9 +35,12 @@ import numpy as np
 from ..analysis.dynamic import DynamicAnalysis
 from ..analysis.dynamic_records import DynamicState
 from ..analysis.energy import EnergyLedger, StepForces
-from .interrupts import Interrupted, critical
-from .folder import RunFolder
+from ..references.dynamic_metrics import evaluate_dynamic_reference
 from ..visuals.timeplot import plot_time_series
+from .driver import Outcome, RunAnalysis, RunSetup, drive
+from .folder import WrittenStep
+from .result import written_state
+from .summary import DynamicSettings
 from .verify import residual_check
 
 logger = logging.getLogger(__name__)
@@ -48,7 +50,18 @@ ENERGY_KEYS = ("kinetic", "strain", "external_work", "contact_work", "projection
 
 
 class TimeSeries:
-    """Accumulates :class:`fecontact.analysis.dynamic_records.TimeRecord` into named arrays."""
+    """Accumulates :class:`fecontact.analysis.dynamic_records.TimeRecord` into named arrays.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+        The problem (its springs, contact pairs and bodies name the series).
+
+    Attributes
+    ----------
+    data : dict
+        The ``time_series`` of ``summary.json`` (see the module docstring).
+    """
 
     def __init__(self, problem):
         self.problem = problem
@@ -67,6 +80,13 @@ class TimeSeries:
             self.data[key] = {n: [] for n in self.bodies}
 
     def append(self, rec) -> None:
+        """Add one time step.
+
+        Parameters
+        ----------
+        rec : TimeRecord
+            The record of the step.
+        """
         d = self.data
         for key in ("t", "newton_iterations", "cutbacks", "open", "stick", "slip", "max_slip"):
             d[key].append(getattr(rec, key))
@@ -115,106 +135,238 @@ def _truncate(series, n: int):
     return list(series[:n])
 
 
+class DynamicRun(RunAnalysis):
+    """Time integration as the run driver sees it (:class:`~fecontact.run.driver.RunAnalysis`).
+
+    Parameters
+    ----------
+    model : Model
+        A dynamic case.
+    name : str
+        Case name (the plot's title).
+
+    Attributes
+    ----------
+    analysis : fecontact.analysis.dynamic.DynamicAnalysis
+        The time stepping.
+    series : TimeSeries
+        Every time step so far (the restarted run's included).
+    counted : int
+        Time steps whose Newton iterations are in a step entry already.
+    """
+
+    kind = "dynamic"
+    other = "quasi-static"
+
+    def __init__(self, model, name: str):
+        self.model, self.name = model, name
+        self.problem = problem = model.problem
+        self.options = opts = model.dynamics
+        self.analysis = DynamicAnalysis(problem, opts, model.newton, model.stepping, model.backend,
+                                        model.initial_velocity)
+        self.total = self.analysis.n_steps
+        self.series = TimeSeries(problem)
+        self.start = problem.initial_state()
+        self.resume_from: tuple | None = None
+        self.counted = 0
+
+    def header(self) -> dict:
+        """The integrator, time step, end time and contact-mass treatment.
+
+        Returns
+        -------
+        dict
+            ``{"dynamics": DynamicSettings}``.
+        """
+        opts = self.options
+        i = opts.integrator
+        return {"dynamics": DynamicSettings(
+            integrator={"name": i.name, "beta": i.beta, "gamma": i.gamma, "alpha_m": i.alpha_m,
+                        "alpha_f": i.alpha_f},
+            dt=opts.dt, t_end=opts.t_end, contact_mass=opts.contact_mass,
+            project_velocities=opts.project_velocities and opts.contact_mass == "consistent")}
+
+    def resume(self, cp, old: dict) -> list:
+        """Continue after ``cp.index`` time steps with the velocities, forces and ledger saved.
+
+        Parameters
+        ----------
+        cp : Checkpoint
+            A dynamic restart file short of ``t_end``.
+        old : dict
+            The folder's summary (its time series up to ``cp.index`` is kept).
+
+        Returns
+        -------
+        list of dict
+            The step entries of ``old`` up to time step ``cp.index``.
+        """
+        self.series.data = _truncate(old.get("time_series", self.series.data), cp.index + 1)
+        self.counted = len(self.series.data["t"])
+        self.resume_from = (cp.index, _dynamic_state(cp))
+        self.start = cp.state
+        return [s for s in old.get("steps", []) if s["step"] <= cp.index]
+
+    def progress(self) -> dict:
+        """The time series and the energy summary, renewed with every output time.
+
+        Returns
+        -------
+        dict
+            ``time_series`` and ``energy``.
+        """
+        data = self.series.data
+        return {"time_series": data, "energy": _energy_summary(data)}
+
+    def advance(self, write) -> Outcome:
+        """Integrate to ``t_end``, writing every ``output_every`` steps and the last.
+
+        Parameters
+        ----------
+        write : callable(WrittenStep)
+            Puts an output time on disk.
+
+        Returns
+        -------
+        Outcome
+            The state reached and, on failure, why; a missing static initial
+            state is a failure, not an error.
+        """
+        problem = self.problem
+
+        def on_output(index, current, history):
+            st = current.state
+            data = self.series.data
+            iterations = int(sum(data["newton_iterations"][self.counted:]))
+            self.counted = len(data["t"])
+            entry = {
+                "time": st.t, "step": index, "converged": True, "newton_iterations": iterations,
+                "open": int(np.sum(st.status == 0)), "stick": int(np.sum(st.status == 1)),
+                "slip": int(np.sum(st.status == 2)), "energy": current.ledger.as_dict(),
+                "iterations": [h.as_dict() for h in history]}
+            d = problem.dim
+            write(WrittenStep(index=index, state=st, entry=entry, vtu=f"step_{index:05d}.vtu",
+                              time=st.t, arrays=_dynamic_arrays(current),
+                              point_data={"velocity": current.velocity.reshape(-1, d),
+                                          "acceleration": current.acceleration.reshape(-1, d)}))
+
+        try:
+            final, _, failure = self.analysis.run(on_record=self.series.append, on_output=on_output,
+                                                  resume=self.resume_from)
+        except RuntimeError as err:          # no static initial state
+            return Outcome(failure=str(err))
+        return Outcome(state=final.state, failure=failure)
+
+    def check(self, out: Path, state):
+        """The residual check of the written final state with the bulk terms of its time step.
+
+        Parameters
+        ----------
+        out : Path
+            The output folder.
+        state : StepState
+            The final state.
+
+        Returns
+        -------
+        ResidualCheck or None
+            ``None`` when the terms of the step that produced ``state`` are
+            gone (interrupted between output times).
+        """
+        last = self.analysis.last_step
+        terms = last[1] if last is not None else None
+        if terms is None or abs(terms.t0 + terms.dt - state.t) > 1e-9 * self.options.dt:
+            return None
+        return residual_check(self.problem, written_state(out, self.model.case, self.problem, state),
+                              bulk=terms)
+
+    def conclusion(self, state, steps: list, interrupted: bool, elapsed: float) -> dict:
+        """The time series, energy summary, timings and largest Newton count of a time step.
+
+        Parameters
+        ----------
+        state : StepState
+            The final state.
+        steps : list of dict
+            The step entries.
+        interrupted : bool
+            Stopped by a signal.
+        elapsed : float
+            Wall time up to the conclusion.
+
+        Returns
+        -------
+        dict
+            ``time_series``, ``timings``, ``max_newton_iterations_per_step`` and,
+            once a time step is recorded, ``energy``.
+        """
+        data = self.series.data
+        out = {"time_series": data,
+                  "timings": {"total": elapsed,
+                              "linear_solve": self.analysis.timings["linear_solve"],
+                              "contact": self.analysis.timings["contact"]},
+                  "max_newton_iterations_per_step": max(data["newton_iterations"], default=0)}
+        if data["t"]:
+            out["energy"] = _energy_summary(data)
+        return out
+
+    def metrics(self, state) -> dict:
+        """Comparison with the case's dynamic reference.
+
+        Parameters
+        ----------
+        state : StepState
+            The final state (the reference judges the time series).
+
+        Returns
+        -------
+        dict
+            :func:`fecontact.references.dynamic_metrics.evaluate_dynamic_reference`.
+        """
+        return evaluate_dynamic_reference(self.model, self.series.data)
+
+    def finish(self, out: Path) -> None:
+        """The time-series plot ``time_series.png`` (a failed plot is only a warning).
+
+        Parameters
+        ----------
+        out : Path
+            The output folder.
+        """
+        if self.series.data["t"]:
+            try:
+                plot_time_series(self.series.data, out / "time_series.png", self.name)
+            except Exception as err:        # a plot must never lose the results
+                logger.warning("time-series plot not written: %s", err)
+
+
 def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, overrides, t_start: float,
                      cp=None):
     """Integrate a dynamic case and write its outputs (see the module docstring).
 
-    ``cp`` is a :class:`fecontact.run.checkpoint.Checkpoint` to continue from.
+    Parameters
+    ----------
+    model : Model
+        A dynamic case.
+    name : str
+        Case name.
+    case_path : str or Path
+        The case file as given.
+    out : Path
+        Output folder (it exists).
+    vtu : bool
+        Write a VTU per output time.
+    overrides : sequence of str
+        The case's overrides.
+    t_start : float
+        ``time.perf_counter()`` when the run began.
+    cp : Checkpoint, optional
+        The restart file to continue from (:mod:`fecontact.run.checkpoint`).
+
+    Returns
+    -------
+    RunResult
     """
-    from .checkpoint import RestartError, fingerprint
-    from ..references.dynamic_metrics import evaluate_dynamic_reference
-    from .result import RunResult, conclude, written_state
-
-    problem, opts = model.problem, model.dynamics
-    analysis = DynamicAnalysis(problem, opts, model.newton, model.stepping, model.backend,
-                               model.initial_velocity)
-    i = opts.integrator
-    summary = {
-        "case": name, "case_file": str(case_path), "analysis": "dynamic", "dim": problem.dim,
-        "dofs": int(problem.system.n_dofs), "reduced_dofs": int(problem.system.n_reduced),
-        "contact_nodes": int(problem.n_contact), "overrides": list(overrides),
-        "integrator": {"name": i.name, "beta": i.beta, "gamma": i.gamma, "alpha_m": i.alpha_m,
-                       "alpha_f": i.alpha_f},
-        "dt": opts.dt, "t_end": opts.t_end, "contact_mass": opts.contact_mass,
-        "project_velocities": opts.project_velocities and opts.contact_mass == "consistent",
-        "converged": False, "steps": [],
-    }
-    n_steps = analysis.n_steps
-    folder = RunFolder(out, name, problem, summary, vtu, fingerprint(model.case), "dynamic", n_steps)
-    series = TimeSeries(problem)
-    resume = None
-    if cp is not None:
-        if cp.analysis != "dynamic" or cp.index >= n_steps:
-            raise RestartError(f"{out}: the run there is "
-                               f"{'complete' if cp.index >= n_steps else 'quasi-static'}; "
-                               f"nothing to continue")
-        old = folder.resume(cp, lambda steps: [s for s in steps if s["step"] <= cp.index])
-        series.data = _truncate(old.get("time_series", series.data), cp.index + 1)
-        resume = (cp.index, _dynamic_state(cp))
-    counted = [len(series.data["t"])]
-    written = [resume[1] if resume is not None else None]
-
-    def on_output(index, current, history):
-        written[0] = current
-        st = current.state
-        data = series.data
-        iterations = int(sum(data["newton_iterations"][counted[0]:]))
-        counted[0] = len(data["t"])
-        summary["steps"].append({
-            "time": st.t, "step": index, "converged": True, "newton_iterations": iterations,
-            "open": int(np.sum(st.status == 0)), "stick": int(np.sum(st.status == 1)),
-            "slip": int(np.sum(st.status == 2)), "energy": current.ledger.as_dict(),
-            "iterations": [h.as_dict() for h in history]})
-        summary["time_series"] = data
-        summary["energy"] = _energy_summary(data)
-        d = problem.dim
-        folder.step(index, st, f"step_{index:05d}.vtu", st.t, _dynamic_arrays(current),
-                    {"velocity": current.velocity.reshape(-1, d),
-                     "acceleration": current.acceleration.reshape(-1, d)})
-
-    interrupted = None
-    final, failure = None, ""
-    try:
-        final, records, failure = analysis.run(on_record=series.append, on_output=on_output,
-                                               resume=resume)
-    except RuntimeError as err:          # no static initial state
-        failure = str(err)
-    except Interrupted as err:
-        interrupted = err
-    with critical():
-        done = summary["steps"][-1]["step"] if summary["steps"] else 0
-        if failure:
-            summary["reason"] = failure
-        elif interrupted is not None:
-            summary["reason"] = (f"interrupted by {interrupted.name} after {done} of {n_steps} "
-                                 f"steps; continue with: fecontact run {case_path} --restart {out}")
-        summary["time_series"] = series.data
-        if series.data["t"]:
-            summary["energy"] = _energy_summary(series.data)
-        last = final if final is not None else written[0]      # interrupted: the last output
-        state = last.state if last is not None else problem.initial_state()
-        check = None
-        terms = analysis.last_step[1] if analysis.last_step is not None else None
-        # the check needs the bulk terms of the time step that produced ``state``
-        if terms is not None and abs(terms.t0 + terms.dt - state.t) <= 1e-9 * opts.dt:
-            check = residual_check(problem, written_state(out, model.case, problem, state),
-                                   bulk=terms)
-            summary["check"] = check.as_dict()
-        solved = not failure and interrupted is None and check is not None
-        if check is not None:
-            conclude(summary, solved, check)
-        if summary["converged"]:
-            summary["metrics"] = evaluate_dynamic_reference(model, series.data)
-        summary["timings"] = {"total": time.perf_counter() - t_start,
-                              "linear_solve": analysis.timings["linear_solve"],
-                              "contact": analysis.timings["contact"]}
-        summary["max_newton_iterations_per_step"] = max(series.data["newton_iterations"], default=0)
-        folder.write_summary()
-    if series.data["t"]:
-        try:
-            plot_time_series(series.data, out / "time_series.png", name)
-        except Exception as err:        # a plot must never lose the results
-            logger.warning("time-series plot not written: %s", err)
-    if interrupted is not None:
-        raise interrupted
-    return RunResult(model, state, summary, out)
+    setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
+                     overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
+    return drive(setup, DynamicRun(model, name))

@@ -4,18 +4,53 @@ Every written step goes to disk as a whole before the next step starts:
 its VTU, then the ``.pvd`` index, ``summary.json`` and the restart file,
 each replaced atomically, with signals deferred until all four are written
 (:func:`fecontact.run.interrupts.critical`).  Until the run ends,
-``summary.json`` says ``converged: false`` with the reason ``incomplete``,
-so a folder left by a killed process never claims more than it holds.
+``summary.json`` says ``converged: false`` with the reason ``incomplete``
+(:meth:`fecontact.run.summary.RunSummary.mark_incomplete`), so a folder left
+by a killed process never claims more than it holds.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..io.output import write_pvd, write_summary, write_vtu
 from . import checkpoint
 from .interrupts import critical
-from ..io.output import write_pvd, write_summary, write_vtu
+from .summary import RunSummary
+
+
+@dataclass(frozen=True)
+class WrittenStep:
+    """One step as it goes to disk.
+
+    Attributes
+    ----------
+    index : int
+        Steps written once this one is (load levels, or time steps in
+        dynamics): the restart file's index.
+    state : StepState
+        The state written.
+    entry : dict
+        Its entry in ``summary.json``'s ``steps``.
+    vtu : str or None
+        VTU file name (``None``: no VTU for this step).
+    time : float
+        Its time in the ``.pvd`` index (the load level in statics).
+    arrays : dict
+        What the stepping needs besides the state to continue (restart file).
+    point_data : dict or None
+        Extra point data for the VTU (dynamics: velocity, acceleration).
+    """
+
+    index: int
+    state: object
+    entry: dict
+    vtu: str | None
+    time: float
+    arrays: dict
+    point_data: dict | None = None
 
 
 class RunFolder:
@@ -24,68 +59,91 @@ class RunFolder:
     Parameters
     ----------
     out : Path
+        The output folder (it exists).
     name : str
         Case name (the ``.pvd`` file is ``<name>.pvd``).
     problem : ContactProblem
-    summary : dict
-        The summary being built (``steps`` is appended to by the caller).
+        The problem whose states are written.
     vtu : bool
         Write a VTU per step.
     fingerprint : str
         Case fingerprint for the restart file.
     analysis : str
         ``"static"`` or ``"dynamic"``.
-    total : int
-        Number of steps the run will write (for the ``incomplete`` reason).
     """
 
-    def __init__(self, out: Path, name: str, problem, summary: dict, vtu: bool, fingerprint: str,
-                 analysis: str, total: int):
+    def __init__(self, out: Path, name: str, problem, vtu: bool, fingerprint: str, analysis: str):
         self.out = Path(out)
         self.name = name
         self.problem = problem
-        self.summary = summary
         self.vtu = vtu
         self.fingerprint = fingerprint
         self.analysis = analysis
-        self.total = total
         self.pvd: list = []
         self._encoded: list = []
 
-    def resume(self, cp: checkpoint.Checkpoint, covered) -> dict:
-        """Take over the folder of the run ``cp`` came from.
+    def resume(self, cp: checkpoint.Checkpoint) -> dict:
+        """Take over the folder of the run ``cp`` came from: its ``.pvd`` entries.
 
-        ``covered(steps) -> list`` selects the entries of the old
-        ``summary["steps"]`` that ``cp`` covers.  Returns the old summary.
+        Parameters
+        ----------
+        cp : Checkpoint
+            The restart file read back.
+
+        Returns
+        -------
+        dict
+            The summary found in the folder (empty if there is none).
         """
         path = self.out / "summary.json"
         old = json.loads(path.read_text()) if path.is_file() else {}
         self.pvd = [tuple(e) for e in cp.meta.get("pvd", [])]
-        self.summary["steps"] = covered(old.get("steps", []))
-        self.summary["restarts"] = old.get("restarts", []) + [
-            {"from_step": cp.index, "t": cp.state.t}]
         return old
 
     def vtu_file(self, fname: str, t: float, state, extra: dict | None = None) -> None:
-        """Write one VTU and add it to the ``.pvd`` index (no-op without VTU output)."""
+        """Write one VTU and add it to the ``.pvd`` index (no-op without VTU output).
+
+        Parameters
+        ----------
+        fname : str
+            File name inside the folder.
+        t : float
+            Its time in the index.
+        state : StepState
+            The state written.
+        extra : dict, optional
+            Extra point data.
+        """
         if not self.vtu:
             return
         write_vtu(self.out / fname, self.problem, state, extra)
         self.pvd.append((float(t), fname))
         write_pvd(self.out / f"{self.name}.pvd", self.pvd)
 
-    def write_summary(self) -> None:
-        write_summary(self.out / "summary.json", self.summary, self._encoded)
+    def write_summary(self, summary: RunSummary) -> None:
+        """Replace ``summary.json`` with ``summary``.
 
-    def step(self, index: int, state, fname: str | None, t: float, arrays: dict,
-             extra: dict | None = None) -> None:
-        """Write a whole step: VTU and index, summary (still incomplete) and the restart file."""
+        Parameters
+        ----------
+        summary : RunSummary
+            What the file is to say.
+        """
+        write_summary(self.out / "summary.json", summary.as_dict(), self._encoded)
+
+    def step(self, step: WrittenStep, summary: RunSummary) -> None:
+        """Write a whole step: VTU and index, ``summary`` and the restart file.
+
+        Parameters
+        ----------
+        step : WrittenStep
+            The step.
+        summary : RunSummary
+            The summary with the step's entry (and still incomplete:
+            :meth:`RunSummary.mark_incomplete`).
+        """
         with critical():
-            if fname is not None:
-                self.vtu_file(fname, t, state, extra)
-            self.summary["converged"] = False
-            self.summary["reason"] = (f"incomplete: {index} of {self.total} steps written (the "
-                                      f"run is in progress, or stopped without a report)")
-            self.write_summary()
-            checkpoint.save(self.out, self.analysis, index, state, arrays,
+            if step.vtu is not None:
+                self.vtu_file(step.vtu, step.time, step.state, step.point_data)
+            self.write_summary(summary)
+            checkpoint.save(self.out, self.analysis, step.index, step.state, step.arrays,
                             {"fingerprint": self.fingerprint, "pvd": self.pvd})

@@ -13,12 +13,33 @@ import signal
 import threading
 from contextlib import contextmanager
 
-_pending: list = []
-_depth = [0]
+
+class _Deferral:
+    """How deeply :func:`critical` blocks are nested, and the signals they hold back."""
+
+    def __init__(self):
+        self.depth = 0
+        self.pending: list = []
+
+
+_deferral = _Deferral()
 
 
 class Interrupted(KeyboardInterrupt):
-    """A run stopped by a signal; ``name`` is ``"SIGINT"`` or ``"SIGTERM"``."""
+    """A run stopped by a signal.
+
+    Parameters
+    ----------
+    signum : int
+        The signal number.
+
+    Attributes
+    ----------
+    signum : int
+        The signal number (the command line exits with ``128 + signum``).
+    name : str
+        ``"SIGINT"`` or ``"SIGTERM"``.
+    """
 
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
@@ -27,15 +48,19 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _handler(signum, frame):
-    if _depth[0] > 0:
-        _pending.append(signum)
+    if _deferral.depth > 0:
+        _deferral.pending.append(signum)
         return
     raise Interrupted(signum)
 
 
 @contextmanager
 def handled():
-    """Raise :class:`Interrupted` on SIGINT/SIGTERM inside the block (main thread only)."""
+    """Raise :class:`Interrupted` on SIGINT/SIGTERM inside the block (main thread only).
+
+    The previous handlers come back when the block ends; signals still held
+    back by :func:`critical` are dropped.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -45,18 +70,24 @@ def handled():
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
-        _pending.clear()
+        _deferral.pending.clear()
 
 
 @contextmanager
 def critical():
-    """Defer signals to the end of the block."""
-    _depth[0] += 1
+    """Defer signals to the end of the block (the outermost one, when nested).
+
+    Raises
+    ------
+    Interrupted
+        At the end of the block, for the first signal that came during it.
+    """
+    _deferral.depth += 1
     try:
         yield
     finally:
-        _depth[0] -= 1
-        if _depth[0] == 0 and _pending:
-            signum = _pending[0]
-            _pending.clear()
+        _deferral.depth -= 1
+        if _deferral.depth == 0 and _deferral.pending:
+            signum = _deferral.pending[0]
+            _deferral.pending.clear()
             raise Interrupted(signum)

@@ -1,17 +1,32 @@
-"""What a finished run returns and what both run drivers conclude it with: the written state, the independent check and the verdict."""
+"""What a finished run returns, and the written state that both run drivers check independently."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import checkpoint
 from ..case.build import Model
 from ..solve.state import StepState
+from . import checkpoint
 
 
 @dataclass(frozen=True)
 class RunResult:
+    """A finished run.
+
+    Attributes
+    ----------
+    model : Model
+        The built case.
+    state : StepState
+        The final state.
+    summary : dict
+        The JSON object of ``summary.json``
+        (:meth:`fecontact.run.summary.RunSummary.as_dict`).
+    out_dir : Path
+        The output folder.
+    """
+
     model: Model
     state: StepState
     summary: dict
@@ -19,18 +34,27 @@ class RunResult:
 
 
 def written_state(out: Path, case: dict, problem, state):
-    """The state as the restart file holds it (the last written step), else ``state``."""
+    """The state as the restart file holds it (the last written step), else ``state``.
+
+    Parameters
+    ----------
+    out : Path
+        The output folder.
+    case : dict
+        The case (the restart file must belong to it).
+    problem : ContactProblem
+        The problem (for its DOF count).
+    state : StepState
+        The final state in memory.
+
+    Returns
+    -------
+    StepState
+        The restart file's state when it is at the time of ``state``, else
+        ``state``: the check then judges what the folder holds.
+    """
     try:
         cp = checkpoint.load(out, case, problem.system.n_dofs)
     except checkpoint.RestartError:
         return state
     return cp.state if cp.state.t == state.t else state
-
-
-def conclude(summary: dict, solved: bool, check) -> None:
-    """``converged`` only when the solver finished and the independent check passes."""
-    summary["converged"] = bool(solved and check.passed)
-    if summary["converged"]:
-        summary.pop("reason", None)
-    elif solved:
-        summary["reason"] = f"the independent residual check failed: {check.failures()}"

@@ -15,20 +15,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .result import RunResult, conclude, written_state
-
-from . import checkpoint
 from ..analysis.static import Progress, run_steps
 from ..case.build import Model, build_model
 from ..case.checks import model_findings
 from ..case.schema import CaseError, load_case
-from .interrupts import Interrupted, critical, handled
 from ..references.metrics import evaluate_reference
-from .folder import RunFolder
 from ..solve.amg import plain_krylov_solve
 from ..solve.backends import make_backend
 from ..solve.factor import factorize, pinned_stiffness
 from ..solve.projected import KrylovBackend
+from . import checkpoint
+from .driver import FailedStep, Outcome, RunAnalysis, RunSetup, drive
+from .folder import WrittenStep
+from .interrupts import handled
+from .result import RunResult, written_state
 from .verify import residual_check
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,20 @@ def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
     With a Krylov backend, the same preconditioner is set up again and the
     same projected GMRES (without contact) solves to the tolerance of the
     last Newton step; otherwise the stiffness is factorised and solved once.
+
+    Parameters
+    ----------
+    model : Model
+        The built case.
+    t : float
+        Load level of the external forces.
+    backend : LinearBackend, optional
+        The backend of the contact solves.
+
+    Returns
+    -------
+    float
+        Seconds (also when the solve fails: it is logged).
     """
     sysm = model.problem.system
     rhs = sysm.T.T @ (sysm.external_force(t) - sysm.internal_force(sysm.prescribed(t))) + sysm.coupling_force(t)
@@ -58,6 +72,18 @@ def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
 def prepare(case_path, overrides=()):
     """Read, build and check a case: ``(case, model)``.
 
+    Parameters
+    ----------
+    case_path : str or Path
+        The case file (TOML).
+    overrides : sequence of str
+        ``key.path=value`` overrides.
+
+    Returns
+    -------
+    (dict, Model)
+        The case as read and the model built from it.
+
     Raises
     ------
     CaseError
@@ -72,6 +98,226 @@ def prepare(case_path, overrides=()):
     return case, model
 
 
+class StaticRun(RunAnalysis):
+    """Quasi-static load stepping as the run driver sees it (:class:`~fecontact.run.driver.RunAnalysis`).
+
+    Parameters
+    ----------
+    model : Model
+        A static case.
+
+    Attributes
+    ----------
+    backend
+        The linear-solver backend (:func:`fecontact.solve.backends.make_backend`).
+    setup_seconds : float
+        Time to set the backend up.
+    records : list of StepRecord
+        The levels solved by this process (empty when interrupted).
+    timings : dict
+        ``linear_solve`` and ``contact`` seconds of the stepping.
+    previous_facet : ndarray
+        Master segment/facet of each slave node at the last step entry.
+    """
+
+    kind = "static"
+    other = "dynamic"
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.problem = problem = model.problem
+        tic = time.perf_counter()
+        self.backend = make_backend(model.backend, problem, tolerance=model.newton.tolerance)
+        self.setup_seconds = time.perf_counter() - tic
+        self.total = len(model.levels)
+        self.start = problem.initial_state()
+        self.progress_from: Progress | None = None
+        self.records: list = []
+        self.timings = {"linear_solve": 0.0, "contact": 0.0}
+        self.previous_facet = self.start.facet
+
+    def header(self) -> dict:
+        """The backend's name.
+
+        Returns
+        -------
+        dict
+            ``{"backend": name}``.
+        """
+        return {"backend": self.backend.name}
+
+    def resume(self, cp: checkpoint.Checkpoint, old: dict) -> list:
+        """Continue after ``cp.index`` levels with the increment size and predictor saved.
+
+        Parameters
+        ----------
+        cp : Checkpoint
+            A static restart file short of the last level.
+        old : dict
+            The folder's summary.
+
+        Returns
+        -------
+        list of dict
+            The first ``cp.index`` step entries of ``old``.
+        """
+        previous = None
+        if "previous_t" in cp.arrays:
+            previous = (float(cp.arrays["previous_t"]), cp.arrays["previous_unknowns"])
+        self.progress_from = Progress(cp.index, cp.state, float(cp.arrays["dt"]), previous)
+        self.start = cp.state
+        self.previous_facet = cp.state.facet
+        return old.get("steps", [])[:cp.index]
+
+    def step_entry(self, record, state) -> dict:
+        """The ``steps`` entry of a level: the record, reactions and facet changes.
+
+        Parameters
+        ----------
+        record : StepRecord
+            The level.
+        state : StepState
+            Its state.
+
+        Returns
+        -------
+        dict
+        """
+        problem = self.problem
+        step = record.summary()
+        step["reaction"] = problem.system.reactions(
+            problem.full_residual(state.u, state.multiplier, state.t, state))
+        # closed slave nodes whose master segment/facet changed since the last level
+        step["facet_changes"] = int(np.sum((state.status != 0) & (state.facet != self.previous_facet)))
+        self.previous_facet = state.facet
+        return step
+
+    def advance(self, write) -> Outcome:
+        """Solve the load levels, writing each (:func:`fecontact.analysis.static.run_steps`).
+
+        Parameters
+        ----------
+        write : callable(WrittenStep)
+            Puts a level on disk.
+
+        Returns
+        -------
+        Outcome
+            The state reached and, if a level failed, why.
+        """
+        def on_step(record, state, progress):
+            arrays = {"dt": progress.dt}
+            if progress.previous is not None:
+                arrays.update(previous_t=progress.previous[0], previous_unknowns=progress.previous[1])
+            write(WrittenStep(index=progress.index, state=state, entry=self.step_entry(record, state),
+                              vtu=f"step_{record.index:04d}.vtu", time=record.load, arrays=arrays))
+
+        model = self.model
+        self.records, state, self.timings = run_steps(
+            self.problem, self.backend, model.levels, model.newton, model.stepping, on_step=on_step,
+            resume=self.progress_from)
+        failed = bool(self.records) and not self.records[-1].converged
+        return Outcome(state=state, failure=self.records[-1].reason if failed else "")
+
+    def failed_step(self, outcome: Outcome, state, done: int) -> FailedStep:
+        """The failed level, up to the ``reached`` load; its accepted increments go to a partial VTU.
+
+        Parameters
+        ----------
+        outcome : Outcome
+            The failed outcome.
+        state : StepState
+            The last accepted increment.
+        done : int
+            Levels written before.
+
+        Returns
+        -------
+        FailedStep
+            Its VTU is ``step_NNNN_partial.vtu`` when ``state`` is beyond the last written level.
+        """
+        rec = self.records[-1]
+        step = self.step_entry(rec, state)
+        step["reached"] = state.t
+        reached = state.t > (self.model.levels[done - 1] if done else 0.0)
+        return FailedStep(step, f"step_{rec.index:04d}_partial.vtu" if reached else None, state.t)
+
+    def check(self, out: Path, state):
+        """The residual check of the written final state (:func:`fecontact.run.verify.residual_check`).
+
+        Parameters
+        ----------
+        out : Path
+            The output folder.
+        state : StepState
+            The final state.
+
+        Returns
+        -------
+        ResidualCheck
+        """
+        problem = self.problem
+        return residual_check(problem, written_state(out, self.model.case, problem, state))
+
+    def conclusion(self, state, steps: list, interrupted: bool, elapsed: float) -> dict:
+        """Timings (with a linear reference solve unless interrupted), reactions, Newton counts.
+
+        Parameters
+        ----------
+        state : StepState
+            The final state.
+        steps : list of dict
+            The step entries.
+        interrupted : bool
+            Stopped by a signal: no reference solve.
+        elapsed : float
+            Wall time up to the conclusion.
+
+        Returns
+        -------
+        dict
+            ``timings``, ``reaction`` and ``max_newton_iterations_per_increment``.
+        """
+        model, problem, backend, t_setup = self.model, self.problem, self.backend, self.setup_seconds
+        # the reference solve factorises the stiffness again: not when asked to stop
+        linear_ref = linear_reference_seconds(model, state.t, backend) if not interrupted else None
+        contact_solve = t_setup + self.timings["linear_solve"] + self.timings["contact"]
+        n_steps = max(len(self.records), 1)
+        # every step entry ends with the reactions of its state, the last one with those of ``state``
+        reaction = (steps[-1]["reaction"] if steps else problem.system.reactions(
+            problem.full_residual(state.u, state.multiplier, state.t, state)))
+        timings = {
+            "total": elapsed,
+            "linear_solve": t_setup + self.timings["linear_solve"],
+            "contact": self.timings["contact"],
+            "setup_factorization": t_setup,
+            "contact_solve": contact_solve,
+            "linear_reference": linear_ref,
+            "krylov_iterations": getattr(backend, "iterations", None),
+            **model.timings,
+            "contact_solve_per_step_over_linear_reference": (
+                contact_solve / n_steps / linear_ref if linear_ref else None),
+        }
+        return {"timings": timings, "reaction": reaction,
+                "max_newton_iterations_per_increment": max(
+                    (n for st in steps for n in st.get("increment_iterations", [])), default=0)}
+
+    def metrics(self, state) -> dict:
+        """Comparison with the case's analytic reference.
+
+        Parameters
+        ----------
+        state : StepState
+            The final state.
+
+        Returns
+        -------
+        dict
+            :func:`fecontact.references.metrics.evaluate_reference` (empty without a reference).
+        """
+        return evaluate_reference(self.model, state)
+
+
 def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = None,
         restart: bool = False) -> RunResult:
     """Run the case at ``case_path``; results go to ``out_dir`` (default ``out/<name>``).
@@ -80,123 +326,48 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
     its last written step (:mod:`fecontact.run.checkpoint`).  SIGINT and SIGTERM
     stop the run between steps: the summary then says why, and
     :class:`fecontact.run.interrupts.Interrupted` is raised.
+
+    Parameters
+    ----------
+    case_path : str or Path
+        The case file (TOML).
+    out_dir : str or Path, optional
+        Output folder.
+    overrides : sequence of str
+        ``key.path=value`` overrides of the case.
+    write_vtu_files : bool, optional
+        Write a VTU per step (default: the case's ``output.vtu``, else yes).
+    restart : bool
+        Continue the run in ``out_dir``.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    CaseError
+        A bad case.
+    RestartError
+        Nothing (or something else) to continue in ``out_dir``.
+    Interrupted
+        The run was stopped by a signal (its folder can be continued).
     """
     t_start = time.perf_counter()
     case, model = prepare(case_path, overrides)
     name = case.get("name", Path(case_path).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / name
-    problem = model.problem
     cp = None
     if restart:
-        cp = checkpoint.load(out, case, problem.system.n_dofs)
+        cp = checkpoint.load(out, case, model.problem.system.n_dofs)
     out.mkdir(parents=True, exist_ok=True)
     vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
-
+    setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
+                     overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
     if model.dynamics is not None:
-        from .dynamic import run_dynamic_case
+        from .dynamic import DynamicRun
+
+        # a dynamic run defers signals through its conclusion and the time-series plot
         with handled():
-            return run_dynamic_case(model, name, case_path, out, vtu, overrides, t_start, cp)
-
-    tic = time.perf_counter()
-    backend = make_backend(model.backend, problem, tolerance=model.newton.tolerance)
-    t_setup = time.perf_counter() - tic
-    n_levels = len(model.levels)
-    summary = {
-        "case": name, "case_file": str(case_path), "analysis": "static", "dim": problem.dim,
-        "dofs": int(problem.system.n_dofs), "reduced_dofs": int(problem.system.n_reduced),
-        "contact_nodes": int(problem.n_contact), "backend": backend.name,
-        "overrides": list(overrides), "converged": False, "steps": [],
-    }
-    folder = RunFolder(out, name, problem, summary, vtu, checkpoint.fingerprint(case), "static",
-                       n_levels)
-    resume = None
-    if cp is not None:
-        if cp.analysis != "static" or cp.index >= n_levels:
-            raise checkpoint.RestartError(
-                f"{out}: the run there is {'complete' if cp.index >= n_levels else 'dynamic'}; "
-                f"nothing to continue")
-        folder.resume(cp, lambda steps: steps[:cp.index])
-        previous = None
-        if "previous_t" in cp.arrays:
-            previous = (float(cp.arrays["previous_t"]), cp.arrays["previous_unknowns"])
-        resume = Progress(cp.index, cp.state, float(cp.arrays["dt"]), previous)
-    previous_facet = [(resume.state if resume else problem.initial_state()).facet]
-
-    def step_entry(record, state):
-        step = record.summary()
-        step["reaction"] = problem.system.reactions(
-            problem.full_residual(state.u, state.multiplier, state.t, state))
-        # closed slave nodes whose master segment/facet changed since the last level
-        step["facet_changes"] = int(np.sum((state.status != 0) & (state.facet != previous_facet[0])))
-        previous_facet[0] = state.facet
-        return step
-
-    written = [resume.state if resume else problem.initial_state()]
-
-    def on_step(record, state, progress):
-        written[0] = state
-        summary["steps"].append(step_entry(record, state))
-        arrays = {"dt": progress.dt}
-        if progress.previous is not None:
-            arrays.update(previous_t=progress.previous[0], previous_unknowns=progress.previous[1])
-        folder.step(progress.index, state, f"step_{record.index:04d}.vtu", record.load, arrays)
-
-    records, timings = [], {"linear_solve": 0.0, "contact": 0.0}
-    interrupted = None
-    with handled():
-        try:
-            records, state, timings = run_steps(problem, backend, model.levels, model.newton,
-                                                model.stepping, on_step=on_step, resume=resume)
-        except Interrupted as err:
-            interrupted, state = err, written[0]      # the last written step
-    with critical():
-        done = len(summary["steps"])
-        failed = bool(records) and not records[-1].converged
-        if failed:
-            # the failed level: its accepted increments (if any) are written too
-            rec = records[-1]
-            step = step_entry(rec, state)
-            step["reached"] = state.t
-            summary["steps"].append(step)
-            summary["reason"] = rec.reason
-            if folder.vtu and state.t > (model.levels[done - 1] if done else 0.0):
-                folder.vtu_file(f"step_{rec.index:04d}_partial.vtu", state.t, state)
-        elif interrupted is not None:
-            summary["reason"] = (f"interrupted by {interrupted.name} after {done} of {n_levels} "
-                                 f"steps; continue with: fecontact run {case_path} --restart {out}")
-        solved = done == n_levels and not failed and interrupted is None
-        t_total = time.perf_counter() - t_start
-        # the reference solve factorises the stiffness again: not when asked to stop
-        linear_ref = linear_reference_seconds(model, state.t, backend) if interrupted is None else None
-        contact_solve = t_setup + timings["linear_solve"] + timings["contact"]
-        n_steps = max(len(records), 1)
-        # every entry of summary["steps"] ends with the reactions of its state, the last one
-        # with those of ``state``
-        reaction = (summary["steps"][-1]["reaction"] if summary["steps"] else problem.system.reactions(
-            problem.full_residual(state.u, state.multiplier, state.t, state)))
-        check = residual_check(problem, written_state(out, case, problem, state))
-        summary.update({
-            "timings": {
-                "total": t_total,
-                "linear_solve": t_setup + timings["linear_solve"],
-                "contact": timings["contact"],
-                "setup_factorization": t_setup,
-                "contact_solve": contact_solve,
-                "linear_reference": linear_ref,
-                "krylov_iterations": getattr(backend, "iterations", None),
-                **model.timings,
-                "contact_solve_per_step_over_linear_reference": (
-                    contact_solve / n_steps / linear_ref if linear_ref else None),
-            },
-            "reaction": reaction,
-            "max_newton_iterations_per_increment": max(
-                (n for st in summary["steps"] for n in st.get("increment_iterations", [])), default=0),
-            "check": check.as_dict(),
-        })
-        conclude(summary, solved, check)
-        if summary["converged"]:
-            summary["metrics"] = evaluate_reference(model, state)
-        folder.write_summary()
-    if interrupted is not None:
-        raise interrupted
-    return RunResult(model, state, summary, out)
+            return drive(setup, DynamicRun(model, name))
+    return drive(setup, StaticRun(model))
