@@ -1,0 +1,88 @@
+r"""fecontact: finite-element frictional contact mechanics on scikit-fem.
+
+Elastic bodies are scikit-fem meshes (triangles, quadrilaterals, tetrahedra,
+hexahedra; P1/P2/Q1); contact between a slave surface and a master surface
+(another body, or a rigid line, circle, plane or sphere) is discretised
+node-to-segment (2D), node-to-facet (3D) or by mortar; tractions satisfy the
+Signorini conditions and a friction law through a return map inside an
+Alart–Curnier formulation, solved by a semismooth Newton method whose
+generalised Jacobian is assembled in ``scipy.sparse``.
+
+The data flow of one increment follows the subpackages:
+
+``mesh`` -> ``bodies`` -> ``contact`` (search, projection, kinematics) ->
+``friction`` (return maps) -> ``solve`` (residual, Jacobian, backends, Newton)
+-> ``analysis`` (load stepping, dynamics) -> ``io`` / ``case`` -> ``run``.
+
+Running a case file end to end::
+
+    import fecontact
+    result = fecontact.run_case("cases/hertz2d.toml", out_dir="out/hertz2d")
+    result.summary["converged"], result.state.multiplier[:, 0]   # contact pressure
+
+Building a model from a case and stepping it in Python::
+
+    case = fecontact.load_case("cases/hertz2d.toml")
+    model = fecontact.build_model(case)
+    backend = fecontact.make_backend("auto", model.problem)
+    records, state, timings = fecontact.run_steps(model.problem, backend, model.levels)
+
+The names below are the public API; everything else is reachable through
+its subpackage (``fecontact.contact.search``, ``fecontact.solve.schur``, ...).
+No exported name equals a subpackage's (the case runner is ``run_case``, as
+``fecontact.run`` is the package of the run drivers).
+Importing :mod:`fecontact` does not import pyvista or matplotlib; the
+pictures live in :mod:`fecontact.visuals`.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .analysis.dynamic import DynamicAnalysis
+from .analysis.dynamic_records import DynamicsOptions, DynamicState
+from .analysis.static import SteppingOptions, StepRecord, run_steps
+from .bodies.body import Body
+from .bodies.elasticity import Material
+from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
+from .case.build import Model, build_model
+from .case.schema import CaseError, load_case
+from .contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
+from .contact.pairs import ContactPair
+from .contact.surface import ContactSurface, contact_surface
+from .friction import (Coulomb, FrictionLaw, FrictionResponse, SmoothIPC, StaticKinetic, Status,
+                       VelocityDependent, status_counts)
+from .io.meshfile import load_mesh
+from .run.result import RunResult
+from .run.static import prepare
+from .run.static import run as run_case
+from .run.verify import ResidualCheck, residual_check
+from .solve.backends import make_backend
+from .solve.bulk import BulkTerms, StaticBulk
+from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
+from .solve.problem import ContactProblem, Evaluation, Increment, automatic_augmentation
+from .solve.state import IncrementStart, StepState
+
+try:
+    __version__ = version("fecontact")
+except PackageNotFoundError:          # a source tree that was never installed
+    __version__ = "unknown"
+
+__all__ = [
+    # bodies and meshes
+    "Body", "Material", "BulkSystem", "build_system", "Amplitude", "Dirichlet", "Coupling",
+    "Load", "Spring", "load_mesh",
+    # contact
+    "ContactSurface", "contact_surface", "ContactPair", "RigidLine", "RigidCircle", "RigidPlane",
+    "RigidSphere", "automatic_augmentation",
+    # friction laws
+    "FrictionLaw", "FrictionResponse", "Coulomb", "StaticKinetic", "VelocityDependent",
+    "SmoothIPC", "Status", "status_counts",
+    # the problem and its solution
+    "ContactProblem", "Increment", "Evaluation", "BulkTerms", "StaticBulk", "StepState",
+    "IncrementStart", "NewtonOptions", "NewtonResult", "semismooth_newton", "make_backend",
+    # analyses
+    "SteppingOptions", "StepRecord", "run_steps", "DynamicAnalysis", "DynamicsOptions",
+    "DynamicState",
+    # cases and runs
+    "load_case", "build_model", "Model", "CaseError", "prepare", "run_case", "RunResult",
+    "residual_check", "ResidualCheck",
+]

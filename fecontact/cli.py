@@ -196,6 +196,7 @@ def _check(args) -> int:
 
 
 def main(argv=None) -> int:
+    """The ``fecontact`` command: run, check, plot, bench or pfc; returns the exit status."""
     args = _parser().parse_args(argv)
     with warnings.catch_warnings():
         if not args.debug:

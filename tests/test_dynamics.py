@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from conftest import CASES
 from fecontact.case.build import build_model
 from fecontact.case.schema import CaseError, load_case
-from fecontact.analysis.dynamic import DynamicAnalysis, _StepProblem, contact_nodes
+from fecontact.analysis.dynamic import DynamicAnalysis, contact_nodes
 from fecontact.analysis.integrators import Integrator
 from fecontact.analysis.mass import MassSolver, project_velocity, redistribute
 from fecontact.run.static import run
@@ -146,17 +146,17 @@ def test_time_step_jacobian_matches_finite_differences(integ):
     backend, matrix = an.backend(dt)
     terms = an.dynamics.step(model.dynamics.integrator, dt, 0.0, current.state.u,
                              current.velocity + 0.3, current.acceleration, matrix)
-    step = _StepProblem(problem, terms)
+    step = problem.increment(dt, current.state, terms)
     x = np.concatenate([an._reduced(current.state.u, dt), current.state.multiplier.ravel()])
     rng = np.random.default_rng(3)
     x[: problem.system.n_reduced] += 1e-4 * rng.standard_normal(problem.system.n_reduced)
-    ev = step.evaluate(x, dt, current.state)
+    ev = step.evaluate(x)
     J = ev.jacobian()
     h = 1e-8
     for _ in range(3):
         d = rng.standard_normal(x.size)
-        plus = step.evaluate(x + h * d, dt, current.state, jacobian=False)
-        minus = step.evaluate(x - h * d, dt, current.state, jacobian=False)
+        plus = step.evaluate(x + h * d, ev.kinematics.facet, jacobian=False)
+        minus = step.evaluate(x - h * d, ev.kinematics.facet, jacobian=False)
         assert np.array_equal(plus.contact.status, ev.contact.status)
         fd = (plus.residual - minus.residual) / (2 * h)
         assert np.linalg.norm(J @ d - fd) <= 1e-6 * np.linalg.norm(fd)

@@ -5,8 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fecontact.friction import alart_curnier
-from fecontact.friction import RESTUCK, SLIDING, STUCK, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
+from fecontact.friction import alart_curnier, augmented_normal
+from fecontact.friction import (RESTUCK, SLIDING, STUCK, Coulomb, FrictionStart, SmoothIPC,
+                                StaticKinetic, VelocityDependent)
 
 LAWS = {
     "coulomb": Coulomb(0.3),
@@ -30,7 +31,8 @@ def _inputs(rng, m, q, sliding):
 
 
 def _call(law, trial, normal, slip, state, normal0, dt=0.1):
-    return law.return_map(trial, normal, slip, dt, state, normal0, np.ones(len(normal), bool))
+    return law.return_map(trial, normal, slip, dt,
+                          FrictionStart(state, normal0, np.ones(len(normal), bool)))
 
 
 @pytest.mark.parametrize("name", sorted(LAWS))
@@ -76,9 +78,11 @@ def test_alart_curnier_jacobian_with_each_law(name):
     dt = 0.1
 
     def residual(lam, gap, slip):
-        def friction(trial, lam_hat):
-            return law.return_map(trial, lam_hat, slip, dt, state, normal0, np.ones(m, bool))
-        return alart_curnier(lam, gap, slip, c, c, friction)
+        normal = augmented_normal(lam[:, 0], gap, c)
+        trial = lam[:, 1:] - c[:, None] * slip
+        response = law.return_map(trial, normal.traction, slip, dt,
+                                  FrictionStart(state, normal0, np.ones(m, bool)))
+        return alart_curnier(lam, normal, response, c)
 
     base = residual(lam, gap, slip)
     h = 1e-7
@@ -117,15 +121,15 @@ def test_law_properties(name, trial, slip, normal, normal0, state, dt, slip_scal
     law = LAWS[name]
     z = np.array([trial])
     s = np.array([slip]) * slip_scale
-    r = law.return_map(z, np.array([normal]), s, dt, np.array([state]), np.array([normal0]),
-                       np.array([True]))
+    r = law.return_map(z, np.array([normal]), s, dt,
+                       FrictionStart(np.array([state]), np.array([normal0]), np.array([True])))
     F = r.traction[0]
     # the traction lies in the cone of the coefficient the law used
     lam = (normal0 if normal0 > 0 else normal) if name == "ipc" else normal
     # |F| without squaring (np.linalg.norm squares, and squares of tractions
     # below 1e-154 lose digits to underflow)
     assert np.hypot(*F) <= r.coefficient[0] * lam * (1 + 1e-12) + 1e-300
-    assert r.coefficient[0] >= min(law.mu_s if hasattr(law, "mu_s") else law.mu, law.kinetic) - 1e-15
+    assert r.coefficient[0] >= min(law.static, law.kinetic) - 1e-15
     if name == "ipc":
         # dissipation rate -F.v >= 0 directly
         assert -F @ s[0] >= -1e-15 * np.linalg.norm(F) * np.linalg.norm(s[0])
@@ -148,8 +152,8 @@ def test_smooth_law_is_continuous_in_the_slip_rate(v, dv, normal0):
     v2 = v1 + np.array([dv]) * 1e-4
 
     def force(vel):
-        return law.return_map(np.zeros((1, 2)), np.ones(1), vel * dt, dt, np.array([STUCK]),
-                              np.array([normal0]), np.array([True])).traction[0]
+        return law.return_map(np.zeros((1, 2)), np.ones(1), vel * dt, dt,
+                              FrictionStart(np.array([STUCK]), np.array([normal0]), np.array([True]))).traction[0]
     lam = normal0 if normal0 > 0 else 1.0        # no lagged force yet: the current one (1)
     L = lam * (2 * max(law.mu_s, law.mu_k) + 2 * abs(law.mu_s - law.mu_k)) / law.eps_v
     assert np.linalg.norm(force(v1) - force(v2)) <= L * np.linalg.norm(v1 - v2) * (1 + 1e-9) + 1e-15
@@ -163,8 +167,8 @@ def test_static_kinetic_state_machine():
     one = np.ones(1, bool)
 
     def step(z, state):
-        return law.return_map(np.array([[z]]), normal, np.zeros((1, 1)), 1.0, np.array([state]),
-                              normal, one)
+        return law.return_map(np.array([[z]]), normal, np.zeros((1, 1)), 1.0,
+                              FrictionStart(np.array([state]), normal, one))
     # stuck, inside the static disk: stick, stays stuck, no revision
     r = step(0.45, STUCK)
     assert not r.sliding[0] and r.traction[0, 0] == 0.45
@@ -191,13 +195,13 @@ def test_static_kinetic_state_machine():
     assert law.next_state(np.array([SLIDING]), r, np.array([False]))[0] == STUCK
     # equal coefficients never revise
     same = StaticKinetic(0.3, 0.3)
-    r = same.return_map(np.array([[0.6]]), normal, np.zeros((1, 1)), 1.0, np.array([STUCK]),
-                        normal, one)
+    r = same.return_map(np.array([[0.6]]), normal, np.zeros((1, 1)), 1.0,
+                        FrictionStart(np.array([STUCK]), normal, one))
     assert same.revise(np.array([STUCK]), r, closed) is None
 
 
 def test_closing_nodes_transmit_no_friction():
     for law in LAWS.values():
         r = law.return_map(np.array([[0.3, 0.1]]), np.array([1.0]), np.array([[0.01, 0.0]]), 0.1,
-                           np.array([STUCK]), np.array([1.0]), np.array([False]))
+                           FrictionStart(np.array([STUCK]), np.array([1.0]), np.array([False])))
         np.testing.assert_array_equal(r.traction, 0.0)

@@ -39,9 +39,10 @@ def test_assembled_jacobian_matches_finite_differences(name):
     t = model.levels[-1]
     x = problem.unknowns(state)
     # a point off the solution with open, stick and slip nodes
-    result = semismooth_newton(problem, backend, x, t, state, NewtonOptions(max_iterations=1))
+    result = semismooth_newton(problem.increment(t, state), backend, x,
+                               NewtonOptions(max_iterations=1))
     x = result.unknowns
-    ev = problem.evaluate(x, t, state)
+    ev = problem.increment(t, state).evaluate(x, result.evaluation.kinematics.facet)
     status = ev.contact.status
     assert (status == 1).any() and (status == 2).any()
     J = ev.jacobian()
@@ -50,8 +51,8 @@ def test_assembled_jacobian_matches_finite_differences(name):
     for _ in range(3):
         v = rng.standard_normal(x.size)
         v[: ev.n_reduced] *= 1e-3            # displacements are small, tractions large
-        plus = problem.evaluate(x + h * v, t, state, jacobian=False)
-        minus = problem.evaluate(x - h * v, t, state, jacobian=False)
+        plus = problem.increment(t, state).evaluate(x + h * v, ev.kinematics.facet, jacobian=False)
+        minus = problem.increment(t, state).evaluate(x - h * v, ev.kinematics.facet, jacobian=False)
         assert np.array_equal(plus.contact.status, status)
         assert np.array_equal(minus.contact.status, status)
         assert np.array_equal(plus.kinematics.facet, ev.kinematics.facet)
@@ -66,9 +67,10 @@ def test_schur_backend_gives_the_direct_newton_step(name):
     problem = model.problem
     state = problem.initial_state()
     direct, schur = DirectBackend(problem), SchurBackend(problem)
-    result = semismooth_newton(problem, direct, problem.unknowns(state), model.levels[0], state,
-                               NewtonOptions(max_iterations=2))
-    ev = problem.evaluate(result.unknowns, model.levels[0], state)
+    result = semismooth_newton(problem.increment(model.levels[0], state), direct,
+                               problem.unknowns(state), NewtonOptions(max_iterations=2))
+    hint = result.evaluation.kinematics.facet
+    ev = problem.increment(model.levels[0], state).evaluate(result.unknowns, hint)
     assert (ev.contact.status != 0).any()
     a, b = direct.solve(ev), schur.solve(ev)
     np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10 * np.abs(a).max())
@@ -81,7 +83,7 @@ def test_newton_converges_superlinearly():
     problem = model.problem
     backend = SchurBackend(problem)
     state = problem.initial_state()
-    result = semismooth_newton(problem, backend, problem.unknowns(state), 1.0, state,
+    result = semismooth_newton(problem.increment(1.0, state), backend, problem.unknowns(state),
                                NewtonOptions(tolerance=1e-13, max_iterations=30))
     assert result.converged
     res = [max(h.equilibrium, h.complementarity) for h in result.history]

@@ -63,10 +63,10 @@ def test_jacobian_matches_finite_differences_3d(case_file):
         state = problem.initial_state()
         backend = DirectBackend(problem)
         t = model.levels[-1]
-        result = semismooth_newton(problem, backend, problem.unknowns(state), t, state,
+        result = semismooth_newton(problem.increment(t, state), backend, problem.unknowns(state),
                                    NewtonOptions(max_iterations=2))
         x = result.unknowns
-        ev = problem.evaluate(x, t, state)
+        ev = problem.increment(t, state).evaluate(x, result.evaluation.kinematics.facet)
         assert (ev.contact.status != 0).any(), name
         J = ev.jacobian()
         rng = np.random.default_rng(3)
@@ -79,8 +79,8 @@ def test_jacobian_matches_finite_differences_3d(case_file):
                 v[:n] *= 1e-3
             else:
                 v[:n] = 0.0
-            plus = problem.evaluate(x + h * v, t, state, jacobian=False)
-            minus = problem.evaluate(x - h * v, t, state, jacobian=False)
+            plus = problem.increment(t, state).evaluate(x + h * v, ev.kinematics.facet, jacobian=False)
+            minus = problem.increment(t, state).evaluate(x - h * v, ev.kinematics.facet, jacobian=False)
             assert np.array_equal(plus.contact.status, ev.contact.status), name
             assert np.array_equal(plus.kinematics.facet, ev.kinematics.facet), name
             fd = (plus.residual - minus.residual) / (2 * h)
@@ -94,9 +94,10 @@ def test_two_spheres_newton_converges_and_schur_matches_direct(case_file):
     assert problem.system.free_modes().shape[1] == 2       # upper body: x and z translation
     state = problem.initial_state()
     schur, direct = SchurBackend(problem), DirectBackend(problem)
-    result = semismooth_newton(problem, schur, problem.unknowns(state), 0.5, state,
+    result = semismooth_newton(problem.increment(0.5, state), schur, problem.unknowns(state),
                                NewtonOptions(tolerance=1e-10, max_iterations=15))
     assert result.converged
-    ev = problem.evaluate(result.unknowns, 0.5, state)
+    hint = result.evaluation.kinematics.facet
+    ev = problem.increment(0.5, state).evaluate(result.unknowns, hint)
     a, b = direct.solve(ev), schur.solve(ev)
     np.testing.assert_allclose(b, a, rtol=1e-7, atol=1e-9 * np.abs(a).max() + 1e-300)

@@ -119,9 +119,9 @@ def test_krylov_newton_step_equals_the_direct_one(name, preconditioner):
     records, state, _ = run_steps(problem, direct, model.levels[:start], model.newton, model.stepping)
     assert all(r.converged for r in records)
     t = model.levels[start]
-    result = semismooth_newton(problem, direct, problem.unknowns(state), t, state,
+    result = semismooth_newton(problem.increment(t, state), direct, problem.unknowns(state),
                                NewtonOptions(max_iterations=2))
-    ev = problem.evaluate(result.unknowns, t, state)
+    ev = problem.increment(t, state).evaluate(result.unknowns, result.evaluation.kinematics.facet)
     status = ev.contact.status
     assert (status != 0).any() and (status == 0).any()
     if name != "hertz3d":
@@ -202,9 +202,9 @@ def _iterate(name):
     problem = model.problem
     state = problem.initial_state()
     t = model.levels[0]
-    result = semismooth_newton(problem, DirectBackend(problem), problem.unknowns(state), t, state,
-                               NewtonOptions(max_iterations=2))
-    return problem, problem.evaluate(result.unknowns, t, state)
+    result = semismooth_newton(problem.increment(t, state), DirectBackend(problem),
+                               problem.unknowns(state), NewtonOptions(max_iterations=2))
+    return problem, problem.increment(t, state).evaluate(result.unknowns, result.evaluation.kinematics.facet)
 
 
 @pytest.mark.parametrize("name", list(BACKENDS))
@@ -272,7 +272,7 @@ def test_a_linear_solve_that_fails_is_named_in_newtons_reason():
         def solve(self, ev):
             raise RuntimeError("GMRES did not reach 1e-12 (residual 3e-5)")
 
-    result = semismooth_newton(problem, Failing(), problem.unknowns(state), 1.0, state)
+    result = semismooth_newton(problem.increment(1.0, state), Failing(), problem.unknowns(state))
     assert not result.converged
     assert result.reason == ("the Newton system could not be solved: "
                              "GMRES did not reach 1e-12 (residual 3e-5)")

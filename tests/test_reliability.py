@@ -281,20 +281,20 @@ def test_non_finite_residual_is_reported_where_it_appears():
     problem = model.problem
 
     class Poisoned:
-        """The problem, with a NaN in one residual row once the first step is taken."""
+        """The increment, with a NaN in one residual row once the first step is taken."""
 
-        def __init__(self, row):
-            self.row, self.calls = row, 0
+        def __init__(self, row, increment):
+            self.row, self.calls, self.increment = row, 0, increment
 
-        def evaluate(self, x, t, state, jacobian=True):
-            ev = problem.evaluate(x, t, state, jacobian)
+        def evaluate(self, x, facet_hint=None, jacobian=True):
+            ev = self.increment.evaluate(x, facet_hint, jacobian)
             self.calls += 1
             if self.calls > 1:
                 ev.residual[self.row] = np.nan
             return ev
 
         def __getattr__(self, name):
-            return getattr(problem, name)
+            return getattr(self.increment, name)
 
     state = problem.initial_state()
     x0 = problem.unknowns(state)
@@ -303,7 +303,8 @@ def test_non_finite_residual_is_reported_where_it_appears():
     slave = int(problem.pairs[0].slave.nodes[7])
     for row, fragments in ((n + 2 * 7, [f"normal contact condition of slave node {slave}", "'disc'"]),
                            (5, ["DOF", "of body 'disc' at ("])):
-        result = semismooth_newton(Poisoned(row), backend, x0, 0.25, state, model.newton)
+        result = semismooth_newton(Poisoned(row, problem.increment(0.25, state)), backend, x0,
+                                   model.newton)
         assert not result.converged and "non-finite residual" in result.reason
         for f in fragments:
             assert f in result.reason, result.reason

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fecontact.friction import OPEN, SLIP, STICK, alart_curnier, coulomb_return_map
+from fecontact.friction import OPEN, SLIP, STICK, coulomb_residual, coulomb_return_map
 from fecontact.contact.jet import Jet
 from fecontact.contact.kinematics2d import node_to_circle, node_to_line, node_to_segment
 
@@ -117,21 +117,21 @@ def test_alart_curnier_derivatives(q):
     c_n = rng.uniform(50, 150, m)
     c_t = rng.uniform(50, 150, m)
     mu = rng.uniform(0.1, 0.5, m)
-    base = alart_curnier(lam, gap, slip, c_n, c_t, mu)
+    base = coulomb_residual(lam, gap, slip, c_n, c_t, mu)
     assert {OPEN, STICK, SLIP} <= set(base.status.tolist())
     h = 1e-7
     kin = np.column_stack([gap, slip])
     for j in range(d):
         e = np.zeros((m, d))
         e[:, j] = h
-        plus = alart_curnier(lam + e, gap, slip, c_n, c_t, mu)
-        minus = alart_curnier(lam - e, gap, slip, c_n, c_t, mu)
+        plus = coulomb_residual(lam + e, gap, slip, c_n, c_t, mu)
+        minus = coulomb_residual(lam - e, gap, slip, c_n, c_t, mu)
         same = (plus.status == base.status) & (minus.status == base.status)
         fd = (plus.residual - minus.residual) / (2 * h)
         np.testing.assert_allclose(base.d_multiplier[same, :, j], fd[same], rtol=1e-5, atol=1e-6)
         kp, km = kin + e, kin - e
-        plus = alart_curnier(lam, kp[:, 0], kp[:, 1:], c_n, c_t, mu)
-        minus = alart_curnier(lam, km[:, 0], km[:, 1:], c_n, c_t, mu)
+        plus = coulomb_residual(lam, kp[:, 0], kp[:, 1:], c_n, c_t, mu)
+        minus = coulomb_residual(lam, km[:, 0], km[:, 1:], c_n, c_t, mu)
         same = (plus.status == base.status) & (minus.status == base.status)
         fd = (plus.residual - minus.residual) / (2 * h)
         np.testing.assert_allclose(base.d_kinematics[same, :, j], fd[same], rtol=1e-5, atol=1e-4)

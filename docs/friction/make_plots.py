@@ -17,7 +17,8 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from fecontact.friction import SLIDING, STUCK, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent  # noqa: E402
+from fecontact.friction import (SLIDING, STUCK, Coulomb, FrictionStart, SmoothIPC,  # noqa: E402
+                                StaticKinetic, VelocityDependent)
 
 HERE = Path(__file__).resolve().parent
 C_T = 1e3
@@ -28,8 +29,8 @@ def traction(law, rate, state):
     slip = rate[:, None] * 1.0
     one = np.ones(rate.size)
     for _ in range(50):
-        r = law.return_map(lam_t - C_T * slip, one, slip, 1.0, np.full(rate.size, state), one,
-                           np.ones(rate.size, bool))
+        r = law.return_map(lam_t - C_T * slip, one, slip, 1.0,
+                           FrictionStart(np.full(rate.size, state), one, np.ones(rate.size, bool)))
         res = lam_t - r.traction
         jac = 1.0 - r.d_trial[:, 0, 0]
         lam_t = lam_t - res / np.where(jac != 0, jac, 1.0)[:, None]
@@ -53,8 +54,8 @@ def main():
                 # at rest the stuck node carries any trial traction up to mu_s (vertical branch);
                 # once it slides (v > 0) the increment is re-solved as sliding: mu_k
                 z = np.linspace(0.0, 0.6, 61)[:, None]
-                at_rest = law.return_map(z, np.ones(61), np.zeros((61, 1)), 1.0, np.full(61, STUCK),
-                                         np.ones(61), np.ones(61, bool))
+                at_rest = law.return_map(z, np.ones(61), np.zeros((61, 1)), 1.0,
+                                         FrictionStart(np.full(61, STUCK), np.ones(61), np.ones(61, bool)))
                 held = ~at_rest.sliding
                 ax.plot(np.zeros(held.sum()), at_rest.traction[held, 0], lw=3, label=label)
                 moving = rate > 0

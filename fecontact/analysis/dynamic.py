@@ -37,7 +37,7 @@ from .dynamic_records import DynamicsOptions, DynamicState, TimeRecord
 
 from ..contact.surface import ContactSurface
 from .energy import EnergyLedger, StepForces, advance
-from ..friction import OPEN, SLIP, STICK
+from ..friction import Status, status_counts
 from .integrators import Dynamics
 from .mass import MassSolver, project_velocity, redistribute
 from ..solve.backends import make_backend
@@ -45,23 +45,9 @@ from ..solve.newton import NewtonOptions
 from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
-from .static import SteppingOptions, commit, solve_increment
+from .static import SteppingOptions, commit, retry_hint, solve_increment
 
 logger = logging.getLogger(__name__)
-
-
-class _StepProblem:
-    """A :class:`ContactProblem` whose bulk terms are those of one time step."""
-
-    def __init__(self, problem: ContactProblem, terms):
-        self.problem = problem
-        self.terms = terms
-
-    def evaluate(self, unknowns, t, state, jacobian=True):
-        return self.problem.evaluate(unknowns, t, state, jacobian, bulk=self.terms)
-
-    def __getattr__(self, name):
-        return getattr(self.problem, name)
 
 
 def contact_nodes(problem: ContactProblem) -> np.ndarray:
@@ -134,6 +120,7 @@ class DynamicAnalysis:
 
     # -- helpers --------------------------------------------------------------
     def backend(self, dt: float):
+        """``(backend, effective matrix)`` of time step ``dt``, built once per step size."""
         key = float(dt)
         if key not in self._backends:
             matrix = self.dynamics.effective_matrix(self.options.integrator, dt)
@@ -158,11 +145,12 @@ class DynamicAnalysis:
         residual = self.dynamics.force(u, v, a, t) - normal - tangential
         reaction = np.where(sysm.fixed, residual, 0.0)
         springs = sysm.springs
-        return StepForces(sysm.load_force(t), reaction,
-                          sysm.coupling_force(t), normal, tangential,
-                          np.array([s.force(u, v, t) for s in springs]),
-                          np.array([s.anchor_velocity - s.mean(v) for s in springs]),
-                          np.array([s.anchor(t) for s in springs]))
+        return StepForces(loads=sysm.load_force(t), reaction=reaction,
+                          coupling=sysm.coupling_force(t), contact_normal=normal,
+                          contact_tangential=tangential,
+                          spring_tension=np.array([s.force(u, v, t) for s in springs]),
+                          spring_rate=np.array([s.anchor_velocity - s.mean(v) for s in springs]),
+                          anchor=np.array([s.anchor(t) for s in springs]))
 
     def _kinetic(self, v: np.ndarray) -> float:
         return 0.5 * float(v @ (self.dynamics.M @ v))
@@ -183,7 +171,7 @@ class DynamicAnalysis:
                                                       - normal - tangential)
         a = sysm.T @ self.mass_solver.solve(rhs)
         forces = self._forces(state, B, v, a)
-        ledger = EnergyLedger(self._kinetic(v), sysm.strain_energy(u, 0.0), 0.0)
+        ledger = EnergyLedger(kinetic=self._kinetic(v), strain=sysm.strain_energy(u, 0.0), initial=0.0)
         ledger = replace(ledger, initial=ledger.total)
         return DynamicState(state, v, a, forces, ledger)
 
@@ -192,7 +180,7 @@ class DynamicAnalysis:
         problem = self.problem
         backend = make_backend(self.backend_name, problem, tolerance=self.newton.tolerance)
         x0 = problem.seed_touching(problem.unknowns(state), state)
-        result, start, _ = solve_increment(problem, backend, x0, 0.0, state, self.newton,
+        result, start, _ = solve_increment(problem.increment(0.0, state), backend, x0, self.newton,
                                            self.stepping, self.timings, [])
         if not result.converged:
             raise RuntimeError(f"no static equilibrium at t = 0 for the initial state "
@@ -200,12 +188,18 @@ class DynamicAnalysis:
         return commit(problem, result, 0.0, start)
 
     # -- one step -------------------------------------------------------------
-    def step(self, current: DynamicState, t_new: float, history: list):
+    def step(self, current: DynamicState, t_new: float, history: list,
+             facet_hint: np.ndarray | None = None):
         """Advance from ``current`` to ``t_new``.
+
+        ``facet_hint`` starts the search hysteresis (the facets a failed
+        attempt at a step from ``current`` ended on).
 
         Returns
         -------
-        (DynamicState or None, Newton iterations, failure reason or "")
+        (DynamicState or None, Newton iterations, failure reason or "", facets or None)
+            The last item is what a retry from ``current`` starts from
+            (:func:`fecontact.analysis.static.retry_hint`).
         """
         problem, sysm = self.problem, self.problem.system
         integ = self.options.integrator
@@ -213,14 +207,14 @@ class DynamicAnalysis:
         backend, matrix = self.backend(dt)
         state, u0, v0, a0 = current.state, current.state.u, current.velocity, current.acceleration
         terms = self.dynamics.step(integ, dt, current.t, u0, v0, a0, matrix)
-        step_problem = _StepProblem(problem, terms)
         u_pred = u0 + dt * v0 + 0.5 * dt * dt * a0
         x0 = np.concatenate([self._reduced(u_pred, t_new), state.multiplier.ravel()])
         x0 = problem.seed_touching(x0, state)
-        result, start, spent = solve_increment(step_problem, backend, x0, t_new, state, self.newton,
-                                               self.stepping, self.timings, history)
+        result, start, spent = solve_increment(problem.increment(t_new, state, terms), backend, x0,
+                                               self.newton, self.stepping, self.timings, history,
+                                               facet_hint)
         if not result.converged:
-            return None, spent, result.reason
+            return None, spent, result.reason, retry_hint(result, start, state)
         new = commit(problem, result, t_new, start)
         self.last_step = (current, terms)
         v, a = terms.kinematics(new.u)
@@ -239,7 +233,7 @@ class DynamicAnalysis:
                          np.array([s.damping for s in sysm.springs]),
                          np.array([s.mean(du) for s in sysm.springs]),
                          current.forces, forces, projection)
-        return DynamicState(new, v, a, forces, ledger), spent, ""
+        return DynamicState(new, v, a, forces, ledger), spent, "", None
 
     def _project(self, state: StepState, kin, B, v: np.ndarray, t: float) -> np.ndarray:
         """Velocity with zero normal relative velocity at closed nodes and zero slip rate at stuck ones."""
@@ -247,8 +241,8 @@ class DynamicAnalysis:
         d = problem.dim
         status = state.status
         rows = np.zeros((status.size, d), dtype=bool)
-        rows[:, 0] = status != OPEN
-        rows[:, 1:] = (status == STICK)[:, None]
+        rows[:, 0] = status != Status.OPEN
+        rows[:, 1:] = (status == Status.STICK)[:, None]
         rows = np.flatnonzero(rows.ravel())
         if rows.size == 0:
             return v
@@ -268,10 +262,11 @@ class DynamicAnalysis:
     # -- records --------------------------------------------------------------
     def record(self, current: DynamicState, previous: DynamicState, iterations: int,
                cutbacks: int) -> TimeRecord:
+        """The :class:`TimeRecord` of the step from ``previous`` to ``current``."""
         problem, sysm = self.problem, self.problem.system
         st = current.state
         dt = max(current.t - previous.t, 1e-300)
-        closed = st.status != OPEN
+        closed = st.status != Status.OPEN
         step_slip = st.slip - previous.state.slip       # (m, dim), zero at open nodes
         velocity = []
         for s in problem.slices:
@@ -284,14 +279,16 @@ class DynamicAnalysis:
         springs = tuple((float(s.force(st.u, current.velocity, st.t)), float(s.stretch(st.u, st.t)),
                          float(s.mean(current.velocity))) for s in sysm.springs)
         centroid = tuple((tuple(r @ st.u), tuple(r @ current.velocity)) for r in self._centroid_rows)
-        return TimeRecord(st.t, iterations, cutbacks, int(np.sum(st.status == OPEN)),
-                          int(np.sum(st.status == STICK)), int(np.sum(st.status == SLIP)),
-                          current.ledger.as_dict(), springs, tuple(velocity), centroid,
-                          float(np.max(np.linalg.norm(st.slip, axis=1), initial=0.0)))
+        counts = status_counts(st.status)
+        return TimeRecord(t=st.t, newton_iterations=iterations, cutbacks=cutbacks, open=counts.open,
+                          stick=counts.stick, slip=counts.slip, energy=current.ledger.as_dict(),
+                          springs=springs, slip_velocity=tuple(velocity), centroid=centroid,
+                          max_slip=float(np.max(np.linalg.norm(st.slip, axis=1), initial=0.0)))
 
     # -- the run --------------------------------------------------------------
     @property
     def n_steps(self) -> int:
+        """Number of time steps to ``t_end``."""
         return int(round(self.options.t_end / self.options.dt))
 
     def run(self, on_record=None, on_output=None, resume: tuple | None = None):
@@ -326,10 +323,11 @@ class DynamicAnalysis:
             previous = current
             h = target - current.t
             iterations = cutbacks = 0
+            hint = None          # facets a retry after a cut-back continues from
             while current.t < target - 1e-12 * opts.dt:
                 h = min(h, target - current.t)
                 t_new = target if target - (current.t + h) < 1e-9 * opts.dt else current.t + h
-                nxt, spent, reason = self.step(current, t_new, history)
+                nxt, spent, reason, hint = self.step(current, t_new, history, hint)
                 iterations += spent
                 if nxt is None:
                     cutbacks += 1

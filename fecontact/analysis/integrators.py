@@ -217,8 +217,9 @@ class Dynamics:
         # the force that stops the current momentum within one step: the scale
         # of the residual when nothing else loads the bodies (free flight)
         momentum = float(np.linalg.norm(self.M @ v0)) / dt
-        return TimeStep(self, integrator, dt, t0, u0, v0, a0, start,
-                        af * sysm.coupling_force(t0), matrix, momentum)
+        return TimeStep(dynamics=self, integrator=integrator, dt=dt, t0=t0, u0=u0, v0=v0, a0=a0,
+                        start_force=start, start_coupling=af * sysm.coupling_force(t0),
+                        matrix=matrix, momentum_scale=momentum)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..friction.coulomb import Coulomb
+from ..friction import Coulomb, Status, status_counts
 from ..solve.newton import NewtonOptions, NewtonResult, semismooth_newton
-from ..solve.problem import ContactProblem
+from ..solve.problem import ContactProblem, Increment
 from ..solve.state import IncrementStart, StepState
 
 logger = logging.getLogger(__name__)
@@ -23,6 +23,18 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class SteppingOptions:
+    """Options of the load stepping.
+
+    Attributes
+    ----------
+    max_cutbacks : int
+        Halvings of the increment in a row before a level fails.
+    max_friction_revisions : int
+        Re-solves of one increment for friction state changes (breakaway).
+    growth : float
+        Factor the increment grows by after a success.
+    """
+
     max_cutbacks: int = 6
     #: re-solves of one increment for friction state changes (breakaway)
     max_friction_revisions: int = 10
@@ -48,6 +60,7 @@ class StepRecord:
     increment_iterations: tuple = ()
 
     def summary(self) -> dict:
+        """The record as the ``steps`` entry of ``summary.json``."""
         keys = ("load", "converged", "newton_iterations", "increments", "cutbacks",
                 "residual", "open", "stick", "slip")
         out = {k: getattr(self, k) for k in keys}
@@ -64,15 +77,17 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     d = problem.dim
     lam = result.unknowns[ev.n_reduced:].reshape(-1, d)
     kin = ev.kinematics.local
-    active = ev.contact.status != 0
+    active = ev.contact.status != Status.OPEN
     # slip components are along the start-of-increment tangent basis
     step_slip = np.einsum("mq,mqd->md", kin.slip, state.tangent)
     slip = state.slip + np.where(active[:, None], step_slip, 0.0)
-    start = IncrementStart(state.t, state.u, state.multiplier[:, 0].copy(), state.status,
-                           state.gap, state.friction)
-    return StepState(t, ev.u.copy(), lam.copy(), slip, ev.contact.status.copy(),
-                     kin.gap.copy(), kin.normal.copy(), kin.tangent.copy(), ev.kinematics.facet.copy(),
-                     problem.next_friction_state(state, ev), state.tangent.copy(), start)
+    start = IncrementStart(t=state.t, u=state.u, normal_pressure=state.multiplier[:, 0].copy(),
+                           status=state.status, gap=state.gap, friction=state.friction)
+    return StepState(t=t, u=ev.u.copy(), multiplier=lam.copy(), slip=slip,
+                     status=ev.contact.status.copy(), gap=kin.gap.copy(), normal=kin.normal.copy(),
+                     tangent=kin.tangent.copy(), facet=ev.kinematics.facet.copy(),
+                     friction=problem.next_friction_state(state, ev),
+                     multiplier_basis=state.tangent.copy(), start=start)
 
 
 def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: float,
@@ -87,8 +102,8 @@ def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: f
     """
     if not problem.pairs:
         return ""
-    bonded = ContactProblem(problem.system, [replace(p, law=Coulomb(1e12)) for p in problem.pairs])
-    result = semismooth_newton(bonded, backend, x0, t, state, newton)
+    bonded = ContactProblem(problem.system, [replace(p, friction=Coulomb(1e12)) for p in problem.pairs])
+    result = semismooth_newton(bonded.increment(t, state), backend, x0, newton)
     if not result.converged:
         return ""
     d = problem.dim
@@ -98,7 +113,7 @@ def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: f
         area = problem.area[s, None]
         normal = float(np.sum(area[:, 0] * lam[s, 0]))
         shear = np.linalg.norm(np.sum(area * np.einsum("mq,mqd->md", lam[s, 1:], tangent[s]), axis=0))
-        mu_s = getattr(pair.friction, "mu_s", pair.mu)
+        mu_s = pair.friction.static
         if normal > 0.0 and shear > mu_s * normal * (1.0 + 1e-9):
             return (f"no static equilibrium at t={t:.6g}: on contact '{pair.name}' the loads need a "
                     f"tangential force {shear / normal:.4g} times the normal force, more than the "
@@ -124,7 +139,7 @@ def lift_off_report(problem: ContactProblem, result: NewtonResult, t: float) -> 
             continue
         pairs = [(p, s) for p, s in zip(problem.pairs, problem.slices)
                  if p.slave.body == b or getattr(p.master, "body", None) == b]
-        if pairs and all(np.all(status[s] == 0) for _, s in pairs):
+        if pairs and all(np.all(status[s] == Status.OPEN) for _, s in pairs):
             return (f"no static equilibrium found at t={t:.6g}: body {body.name!r} touches none of "
                     f"its contacts ({', '.join(p.name for p, _ in pairs)}) in Newton's last iterate "
                     f"and no support holds it; the loads pull it off, or it has not reached them "
@@ -132,24 +147,26 @@ def lift_off_report(problem: ContactProblem, result: NewtonResult, t: float) -> 
     return ""
 
 
-def solve_increment(problem, backend, x0: np.ndarray, t: float, state: StepState,
-                    newton: NewtonOptions, stepping: SteppingOptions, timings: dict,
-                    history: list) -> tuple:
-    """Solve one increment to ``t``, again while a friction state machine revises its start state.
+def solve_increment(increment: Increment, backend, x0: np.ndarray, newton: NewtonOptions,
+                    stepping: SteppingOptions, timings: dict, history: list,
+                    facet_hint: np.ndarray | None = None) -> tuple:
+    """Solve one increment, again while a friction state machine revises its start state.
 
     Laws with breakaway (static/kinetic friction) mark the nodes that broke
     away during the increment as sliding; the increment is then solved again
-    from the revised start state until it is consistent.  ``problem`` is
-    anything with the :class:`ContactProblem` interface (a time step of a
-    dynamic analysis).  Newton's timings are added to ``timings`` and its
-    iteration records to ``history``.
+    from the revised start state until it is consistent.  The increment's
+    bulk terms are static or a dynamic time step's.  Newton's timings are
+    added to ``timings`` and its iteration records to ``history``.
+    ``facet_hint`` starts the first Newton solve's search hysteresis
+    (:func:`retry_hint` of a failed attempt at the same increment).
 
     Returns
     -------
-    (NewtonResult, start state used, Newton iterations spent)
+    (NewtonResult, StepState, int)
+        The last Newton result, the start state it was solved from, and the
+        Newton iterations spent.
     """
-    start = state
-    result = semismooth_newton(problem, backend, x0, t, start, newton)
+    result = semismooth_newton(increment, backend, x0, newton, facet_hint)
     spent = result.iterations
     timings["linear_solve"] += result.seconds_linear
     timings["contact"] += result.seconds_contact
@@ -157,16 +174,29 @@ def solve_increment(problem, backend, x0: np.ndarray, t: float, state: StepState
     for _ in range(stepping.max_friction_revisions):
         if not result.converged:
             break
-        revised = problem.revised_friction_state(start, result.evaluation)
+        revised = increment.revised(result.evaluation)
         if revised is None:
             break
-        start = replace(start, friction=revised)
-        result = semismooth_newton(problem, backend, result.unknowns, t, start, newton)
+        increment = revised
+        result = semismooth_newton(increment, backend, result.unknowns, newton)
         spent += result.iterations
         timings["linear_solve"] += result.seconds_linear
         timings["contact"] += result.seconds_contact
         history.extend(result.history)
-    return result, start, spent
+    return result, increment.state, spent
+
+
+def retry_hint(result: NewtonResult, start: StepState, state: StepState) -> np.ndarray | None:
+    """Master facets a retry of a failed increment from ``state`` starts its search from.
+
+    The facets the failed attempt's last iterate projected on, when it was
+    solved from ``state`` itself (not from a start state revised by a
+    friction state machine); None otherwise.
+    """
+    ev = result.evaluation
+    if result.converged or start is not state or ev is None or ev.kinematics is None:
+        return None
+    return ev.kinematics.facet
 
 
 @dataclass(frozen=True)
@@ -224,6 +254,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
         per_increment: list = []
         result = None
         failed = ""
+        hint = None          # facets a retry after a cut-back continues from
         while state.t < target - 1e-14 * max(1.0, abs(target)):
             dt = min(dt, target - state.t)
             t_new = state.t + dt
@@ -235,8 +266,9 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 ratio = (t_new - state.t) / (state.t - previous[0])
                 x0 = x0 + ratio * (x0 - previous[1])
             x0 = problem.seed_touching(x0, state)
-            result, start, spent = solve_increment(problem, backend, x0, t_new, state, newton,
-                                                   stepping, timings, history)
+            result, start, spent = solve_increment(problem.increment(t_new, state), backend, x0,
+                                                   newton, stepping, timings, history, hint)
+            hint = retry_hint(result, start, state)
             iterations += spent
             if result.converged:
                 per_increment.append(spent)
@@ -256,11 +288,13 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                                  f"t={t_new:.6g}: {result.reason}")
                     break
                 dt *= 0.5
-        status = state.status
-        rec = StepRecord(index + 1, float(target), not failed, iterations, increments, cutbacks,
-                         float(result.residual) if result is not None else 0.0,
-                         int(np.sum(status == 0)), int(np.sum(status == 1)), int(np.sum(status == 2)),
-                         tuple(history), failed, tuple(per_increment))
+        counts = status_counts(state.status)
+        rec = StepRecord(index=index + 1, load=float(target), converged=not failed,
+                         newton_iterations=iterations, increments=increments, cutbacks=cutbacks,
+                         residual=float(result.residual) if result is not None else 0.0,
+                         open=counts.open, stick=counts.stick, slip=counts.slip,
+                         history=tuple(history), reason=failed,
+                         increment_iterations=tuple(per_increment))
         records.append(rec)
         logger.info("step %4d/%d  load %-10.4g newton %3d  residual %.1e  open/stick/slip %d/%d/%d%s",
                     rec.index, len(levels), rec.load, rec.newton_iterations, rec.residual, rec.open,

@@ -20,7 +20,6 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .body import Body
 
 
 def rigid_motions(X: np.ndarray) -> np.ndarray:
@@ -443,5 +442,6 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     M = None
     if with_mass:
         M = sp.block_diag([mass(b.basis, b.material.density) for b in bodies], format="csr")
-    return BulkSystem(bodies, node_offset, K, T, K_hat, tuple(dirichlet), tuple(couplings),
-                      tuple(loads), fixed, coupling_columns, tuple(springs), M)
+    return BulkSystem(bodies=bodies, node_offset=node_offset, K=K, T=T, K_hat=K_hat,
+                      dirichlet=tuple(dirichlet), couplings=tuple(couplings), loads=tuple(loads),
+                      fixed=fixed, coupling_columns=coupling_columns, springs=tuple(springs), M=M)

@@ -174,7 +174,7 @@ def build_model(case: dict) -> Model:
                             f"formulation = 'node_to_segment' and enforcement = 'penalty' (with "
                             f"multipliers the two passes constrain the interface twice and the "
                             f"system is singular)")
-        if enforcement == "penalty" and law.kinetic > 0.0:
+        if enforcement == "penalty" and law.has_friction:
             raise CaseError(f"{source}: '{where}.enforcement' = 'penalty' is frictionless; "
                             f"set friction.law = 'frictionless' or use enforcement = 'multiplier'")
         factor = float(spec.get("penalty_factor", 1.0e3))
@@ -186,12 +186,13 @@ def build_model(case: dict) -> Model:
                 return None
             return automatic_augmentation(system, surface.body, surface.area, factor)
 
-        pairs.append(ContactPair(name, slave, master, law.kinetic, c_n, c_t, law, formulation,
-                                 penalty(slave)))
+        pairs.append(ContactPair(name=name, slave=slave, master=master, friction=law, c_n=c_n,
+                                 c_t=c_t, formulation=formulation, penalty=penalty(slave)))
         if two_pass:
             back = automatic_augmentation(system, master.body, master.area, aug_factor, slave.body)
-            pairs.append(ContactPair(f"{name}-reverse", master, slave, 0.0, back, back.copy(), law,
-                                     formulation, penalty(master)))
+            pairs.append(ContactPair(name=f"{name}-reverse", slave=master, master=slave, friction=law,
+                                     c_n=back, c_t=back.copy(), formulation=formulation,
+                                     penalty=penalty(master)))
 
     solver = case.get("solver", {})
     newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
@@ -201,9 +202,10 @@ def build_model(case: dict) -> Model:
     problem = ContactProblem(system, pairs)
     if dynamic:
         timings["build"] = time.perf_counter() - tic_build
-        return Model(case, problem, (), newton, stepping, solver.get("backend", "auto"),
-                     _dynamics(case["dynamics"], stepping, source), np.concatenate(velocities),
-                     timings)
+        return Model(case=case, problem=problem, levels=(), newton=newton, stepping=stepping,
+                     backend=solver.get("backend", "auto"),
+                     dynamics=_dynamics(case["dynamics"], stepping, source),
+                     initial_velocity=np.concatenate(velocities), timings=timings)
     steps = case["steps"]
     if "levels" in steps:
         levels = tuple(float(v) for v in steps["levels"])
@@ -216,8 +218,8 @@ def build_model(case: dict) -> Model:
     if any(b <= a for a, b in zip((0.0,) + levels, levels)):
         raise CaseError(f"{source}: 'steps.levels' must increase from above 0")
     timings["build"] = time.perf_counter() - tic_build
-    return Model(case, problem, levels, newton, stepping, solver.get("backend", "auto"),
-                 timings=timings)
+    return Model(case=case, problem=problem, levels=levels, newton=newton, stepping=stepping,
+                 backend=solver.get("backend", "auto"), timings=timings)
 
 
 def _dynamics(spec: dict, stepping: SteppingOptions, source: str):
@@ -251,7 +253,8 @@ def _dynamics(spec: dict, stepping: SteppingOptions, source: str):
     every = int(spec.get("output_every", 1))
     if every < 1:
         raise CaseError(f"{source}: '{where}.output_every' must be >= 1")
-    return DynamicsOptions(integrator, dt, t_end, spec.get("initial", "rest"),
-                           spec.get("contact_mass", "consistent"),
-                           bool(spec.get("project_velocities", True)), every,
-                           stepping.max_cutbacks)
+    return DynamicsOptions(integrator=integrator, dt=dt, t_end=t_end,
+                           initial=spec.get("initial", "rest"),
+                           contact_mass=spec.get("contact_mass", "consistent"),
+                           project_velocities=bool(spec.get("project_velocities", True)),
+                           output_every=every, max_cutbacks=stepping.max_cutbacks)

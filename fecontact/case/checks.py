@@ -37,8 +37,6 @@ from ..solve.operators import kinematic_operator
 
 #: default initial-penetration tolerance, relative to the model's bounding-box diagonal
 PENETRATION = 1e-6
-OBSTACLE_NAMES = {"RigidLine": "line", "RigidCircle": "circle", "RigidPlane": "plane",
-                  "RigidSphere": "sphere"}
 #: slave nodes whose gap is within this fraction of the surface extent of the smallest take part in the facing check
 NEAR = 0.1
 
@@ -105,7 +103,7 @@ def contact_findings(model, source: str) -> list:
         if np.mean(facing[near]) > 0.0:
             master = (f"boundary {pair.master.boundary!r} of body "
                       f"{sysm.bodies[pair.master.body].name!r}" if isinstance(pair.master, ContactSurface)
-                      else f"the {OBSTACLE_NAMES.get(type(pair.master).__name__, 'rigid')} obstacle")
+                      else f"the {getattr(pair.master, 'kind', 'rigid')} obstacle")
             out.append(f"{source}: '{where}': the outward normals of the slave surface (boundary "
                        f"{pair.slave.boundary!r} of body {body.name!r}) point away from the master "
                        f"({master}; mean n_slave . n_master = {np.mean(facing[near]):+.3f} over the "
@@ -142,11 +140,6 @@ def _describe(mode: np.ndarray, dim: int) -> str:
     return " and ".join(parts) or "rigid motion"
 
 
-def _has_friction(law) -> bool:
-    """Whether a friction law can transmit a tangential force (some coefficient > 0)."""
-    return max(getattr(law, "mu", 0.0), getattr(law, "mu_s", 0.0), getattr(law, "mu_k", 0.0)) > 0.0
-
-
 def rigid_mode_findings(model, source: str) -> list:
     """Bodies whose rigid motions neither supports nor contact can hold (quasi-static only)."""
     if model.dynamics is not None:
@@ -164,7 +157,7 @@ def rigid_mode_findings(model, source: str) -> list:
         keep = np.zeros((problem.n_contact, d), dtype=bool)
         keep[:, 0] = True
         for pair, s in zip(problem.pairs, problem.slices):
-            keep[s, 1:] = _has_friction(pair.friction)
+            keep[s, 1:] = pair.friction.has_friction
         rows.append((B[np.flatnonzero(keep.ravel())] @ sysm.T) @ modes)
     C = np.vstack(rows) if rows else np.zeros((0, modes.shape[1]))
     if not np.all(np.isfinite(C)):
@@ -191,7 +184,7 @@ def rigid_mode_findings(model, source: str) -> list:
                      if p.slave.body == b or getattr(p.master, "body", None) == b]
             held = (f"its contact pairs ({', '.join(pairs)}) cannot hold it"
                     + (" (frictionless contact holds only normal motion)"
-                       if not any(_has_friction(p.friction) for p in problem.pairs if p.name in pairs)
+                       if not any(p.friction.has_friction for p in problem.pairs if p.name in pairs)
                        else "")
                     if pairs else "no contact pair involves the body")
             out.append(f"{source}: body {body.name!r} (bodies.{b}) has a rigid-body motion "

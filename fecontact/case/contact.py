@@ -16,13 +16,9 @@ import numpy as np
 from .bodies import amplitude_of
 
 from .schema import CaseError
-from ..contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
+from ..contact.obstacles import OBSTACLES
 from ..contact.surface import contact_surface
-from ..friction.base import LAWS
-from ..friction.coulomb import Coulomb
-from ..friction.ipc import SmoothIPC
-from ..friction.static_kinetic import StaticKinetic
-from ..friction.velocity import VelocityDependent
+from ..friction import LAWS, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
 
 FORMULATIONS = ("node_to_segment", "mortar")
 ENFORCEMENTS = ("multiplier", "penalty")
@@ -92,11 +88,6 @@ def vector_of(spec, key, default, dim, where, source) -> np.ndarray:
     if value.shape != (dim,):
         raise CaseError(f"{source}: '{where}.{key}' needs {dim} coordinates, got {spec.get(key)!r}")
     return value
-
-
-# obstacle name -> (class, dimension)
-OBSTACLES = {"line": (RigidLine, 2), "circle": (RigidCircle, 2),
-             "plane": (RigidPlane, 3), "sphere": (RigidSphere, 3)}
 
 
 def friction_law(spec: dict, where: str, source: str):
@@ -171,7 +162,8 @@ def master_of(spec, where, bodies, index, source, dim, default=None):
     if kind not in OBSTACLES:
         raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = "
                         f"{'line or circle' if dim == 2 else 'plane or sphere'}")
-    cls, obstacle_dim = OBSTACLES[kind]
+    cls = OBSTACLES[kind]
+    obstacle_dim = cls.dim
     if obstacle_dim != dim:
         other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}[kind]
         raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {obstacle_dim}D obstacle; "

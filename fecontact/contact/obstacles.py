@@ -13,6 +13,7 @@ gap and slip against it are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,6 +26,10 @@ class RigidLine:
 
     It translates by ``displacement * amplitude(t)``.
     """
+
+    #: the obstacle's name in case files (``obstacle = "line"``) and its dimension
+    kind: ClassVar[str] = "line"
+    dim: ClassVar[int] = 2
 
     point: np.ndarray
     normal: np.ndarray
@@ -39,6 +44,10 @@ class RigidLine:
 @dataclass(frozen=True)
 class RigidCircle:
     """Rigid circle (disc, or hole if ``inside``) translating by ``displacement * amplitude(t)``."""
+
+    #: the obstacle's name in case files (``obstacle = "circle"``) and its dimension
+    kind: ClassVar[str] = "circle"
+    dim: ClassVar[int] = 2
 
     center: np.ndarray
     radius: float
@@ -55,7 +64,19 @@ class RigidCircle:
 class RigidPlane(RigidLine):
     """Rigid plane (3D) through ``point`` with unit ``normal`` towards the slave body."""
 
+    #: the obstacle's name in case files (``obstacle = "plane"``) and its dimension
+    kind: ClassVar[str] = "plane"
+    dim: ClassVar[int] = 3
+
 
 @dataclass(frozen=True)
 class RigidSphere(RigidCircle):
     """Rigid sphere (ball, or cavity if ``inside``) translating by ``displacement * amplitude(t)``."""
+
+    #: the obstacle's name in case files (``obstacle = "sphere"``) and its dimension
+    kind: ClassVar[str] = "sphere"
+    dim: ClassVar[int] = 3
+
+
+#: Obstacle classes by their case-file name.
+OBSTACLES = {cls.kind: cls for cls in (RigidLine, RigidCircle, RigidPlane, RigidSphere)}

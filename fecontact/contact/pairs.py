@@ -14,7 +14,7 @@ import numpy as np
 from .obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
 
 from ..bodies.system import BulkSystem
-from ..friction.coulomb import Coulomb
+from ..friction.base import FrictionLaw
 from .jet import concatenate_jets
 from .kinematics2d import LocalKinematics, node_to_circle, node_to_line, node_to_segment
 from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
@@ -27,20 +27,18 @@ from .surface import ContactSurface
 
 @dataclass(frozen=True)
 class ContactPair:
-    """One contact pair.
+    """One contact pair: a slave surface against a master, with its friction law.
 
     Attributes
     ----------
     name : str
     slave : ContactSurface
     master : ContactSurface, RigidLine, RigidCircle (2D), RigidPlane or RigidSphere (3D)
-    mu : float
-        Friction coefficient of sliding (Coulomb ``mu``, or the kinetic
-        ``mu_k`` of the other laws; 0: frictionless).
+    friction : FrictionLaw
+        The pair's friction law (:mod:`fecontact.friction`; ``Coulomb(0.0)``
+        for frictionless contact): the one source of its coefficients.
     c_n, c_t : ndarray, shape (m,)
         Augmentation parameters per slave node.
-    law : friction law, optional
-        :mod:`fecontact.friction.base`; default ``Coulomb(mu)``.
     formulation : str
         ``"node_to_segment"`` (node-to-segment in 2D, node-to-facet in 3D) or
         ``"mortar"`` (segment-to-segment, :mod:`fecontact.contact.mortar2d`,
@@ -54,17 +52,11 @@ class ContactPair:
     name: str
     slave: ContactSurface
     master: object
-    mu: float
+    friction: FrictionLaw
     c_n: np.ndarray
     c_t: np.ndarray
-    law: object = None
     formulation: str = "node_to_segment"
     penalty: np.ndarray | None = None
-
-    @property
-    def friction(self):
-        """The friction law (``Coulomb(mu)`` unless given)."""
-        return self.law if self.law is not None else Coulomb(self.mu)
 
     @property
     def n_nodes(self) -> int:
@@ -92,7 +84,7 @@ class PairKinematics:
     def take(self, order: np.ndarray) -> "PairKinematics":
         """Rows ``order`` of every array."""
         L = self.local
-        local = LocalKinematics(*(getattr(L, f)[order] for f in L.__dataclass_fields__))
+        local = LocalKinematics(**{f: getattr(L, f)[order] for f in L.__dataclass_fields__})
         return PairKinematics(local, self.dofs[order], self.facet[order])
 
 

@@ -1,4 +1,4 @@
-r"""Friction laws behind one interface: a vectorised return map over contact nodes.
+r"""The friction-law contract: a vectorised return map over contact nodes.
 
 Every law maps, per contact node,
 
@@ -7,33 +7,79 @@ Every law maps, per contact node,
 * the augmented normal traction ``lam_hat = max(0, lam_n - c_n g_n)``, (m,);
 * the slip increment ``Delta s`` of the increment, (m, q), and the time
   increment ``dt`` (slip rate ``v = Delta s / dt``);
-* its own per-node state at the start of the increment, an int array (m,);
-* the start-of-increment normal traction ``lam_n0`` (m,) for lagged laws;
-* ``engaged`` (m,) bool: False for a node closing inside the increment,
-  which transmits no friction in it (see :class:`fecontact.solve.problem.ContactProblem`);
+* the start of the increment, :class:`FrictionStart`: the law's own
+  per-node state, the start-of-increment normal traction ``lam_n0`` (lagged
+  laws) and ``engaged``, False for a node closing inside the increment,
+  which transmits no friction in it (the rule is
+  :meth:`fecontact.solve.problem.ContactProblem.friction_start`'s);
 
 to the tangential traction ``F`` and its generalised derivatives
 ``dF/dz``, ``dF/dlam_hat`` and ``dF/dDelta s`` (the last one beyond the
-dependence through ``z``: rate-dependent and smooth laws).  The
-Alart–Curnier residual is then ``C_t = lam_t - F`` (:func:`alart_curnier`);
-the solver uses only this interface.
+dependence through ``z``: rate-dependent and smooth laws), a
+:class:`FrictionResponse`.  The Alart–Curnier residual is then
+``C_t = lam_t - F`` (:func:`fecontact.friction.residual.alart_curnier`);
+the solver uses only this interface, and the rest of the code asks a law
+for its coefficients (:attr:`FrictionLaw.static`,
+:attr:`FrictionLaw.kinetic`, :meth:`FrictionLaw.coefficient`) instead of
+reading its fields.
 
-Laws: :class:`Coulomb`, :class:`StaticKinetic` (stick / slip / re-stuck state
-machine), :class:`VelocityDependent` (``mu(v) = mu_k + (mu_s - mu_k)
-exp(-d_c |v|)``, implicit), :class:`SmoothIPC` (the IPC Toolkit's smooth
+Laws: :class:`~fecontact.friction.coulomb.Coulomb`,
+:class:`~fecontact.friction.static_kinetic.StaticKinetic` (stick / slip /
+re-stuck state machine), :class:`~fecontact.friction.velocity.VelocityDependent`
+(``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c |v|)``, implicit),
+:class:`~fecontact.friction.ipc.SmoothIPC` (the IPC Toolkit's smooth
 static-to-kinetic friction with lagged normal force).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, fields
+from enum import IntEnum
+from typing import ClassVar
 
 import numpy as np
 
 from .cone import coulomb_return_map
 
-#: Per-node states of :class:`StaticKinetic` (other laws keep ``STUCK`` or ``SLIDING``).
-STUCK, SLIDING, RESTUCK = 0, 1, 2
+
+class FrictionState(IntEnum):
+    """Per-node state of a friction law between increments (written as ``friction_state``).
+
+    ``STUCK`` (0): stuck, or not in contact; ``SLIDING`` (1): slid in the
+    last increment; ``RESTUCK`` (2): stuck again after sliding (the
+    static/kinetic law's state machine; other laws use only the first two).
+    """
+
+    STUCK = 0
+    SLIDING = 1
+    RESTUCK = 2
+
+
+STUCK, SLIDING, RESTUCK = FrictionState.STUCK, FrictionState.SLIDING, FrictionState.RESTUCK
+
+
+@dataclass(frozen=True)
+class FrictionStart:
+    """What a friction law needs from the start of the increment, per node.
+
+    Attributes
+    ----------
+    state : ndarray of int, shape (m,)
+        The law's :class:`FrictionState` at the start of the increment.
+    normal : ndarray, shape (m,)
+        Normal traction ``lam_n0`` at the start (lagged laws).
+    engaged : ndarray of bool, shape (m,)
+        False for nodes that transmit no friction in this increment.
+    """
+
+    state: np.ndarray
+    normal: np.ndarray
+    engaged: np.ndarray
+
+    def take(self, rows) -> "FrictionStart":
+        """Rows ``rows`` (index array or slice) of every array."""
+        return FrictionStart(self.state[rows], self.normal[rows], self.engaged[rows])
 
 
 @dataclass(frozen=True)
@@ -67,34 +113,129 @@ class FrictionResponse:
 
     def take(self, rows) -> "FrictionResponse":
         """Rows ``rows`` (index array or slice) of every array."""
-        return FrictionResponse(*(getattr(self, f)[rows] for f in self.__dataclass_fields__))
+        return FrictionResponse(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
 
 
-def cone_response(trial, normal, mu) -> FrictionResponse:
+def cone_response(trial: np.ndarray, normal: np.ndarray, mu: np.ndarray) -> FrictionResponse:
+    """The Coulomb return map with per-node coefficients as a :class:`FrictionResponse`.
+
+    Parameters
+    ----------
+    trial : ndarray, shape (m, q)
+        Elastic predictor ``z``.
+    normal : ndarray, shape (m,)
+        Augmented normal traction ``lam_hat``.
+    mu : ndarray, shape (m,)
+        Coefficient of each node's disk (radius ``mu lam_hat``).
+    """
     cone = coulomb_return_map(trial, mu * normal)
     m, q = trial.shape
-    return FrictionResponse(cone.traction, cone.d_trial, cone.d_radius * mu[:, None],
-                            np.zeros((m, q, q)), cone.sliding, mu)
+    return FrictionResponse(traction=cone.traction, d_trial=cone.d_trial,
+                            d_normal=cone.d_radius * mu[:, None], d_slip=np.zeros((m, q, q)),
+                            sliding=cone.sliding, coefficient=mu)
 
 
-class FrictionLaw:
-    """Defaults shared by the laws: no state machine, the kinetic coefficient ``mu_k``.
+class FrictionLaw(ABC):
+    r"""A friction law: one vectorised return map, its coefficients and its state machine.
 
-    A law's per-node state after a converged increment is ``SLIDING`` where
-    a closed node slides and ``STUCK`` elsewhere, and the increment is never
-    solved again (:meth:`revise` returns None).  Laws with a state machine
-    override :meth:`next_state` and :meth:`revise`.
+    Subclasses are frozen dataclasses holding the law's parameters.  They
+    implement :meth:`return_map`, :attr:`static`, :attr:`kinetic` and
+    :meth:`coefficient`; the defaults of :meth:`next_state` and
+    :meth:`revise` are those of a law without a state machine: after a
+    converged increment a closed node that slides is ``SLIDING`` and every
+    other node ``STUCK``, and the increment is never solved again.
+
+    Class attributes
+    ----------------
+    name : str
+        The law's name in case files.
+    smooth : bool
+        True for laws whose traction is a smooth function of the slip rate
+        that lies inside the cone without a stick constraint (checked as an
+        excess over the cone ``coefficient * lam_n0`` plus misalignment with
+        the slip instead of by the natural map of the cone).
     """
 
-    @property
-    def kinetic(self) -> float:
-        """Coefficient of sliding (the reference coefficient of the pair)."""
-        return self.mu_k
+    name: ClassVar[str]
+    smooth: ClassVar[bool] = False
 
-    def next_state(self, state, response, closed):
+    @property
+    @abstractmethod
+    def static(self) -> float:
+        """Coefficient of breakaway ``mu_s``: the largest tangential-to-normal ratio a stuck node holds."""
+
+    @property
+    @abstractmethod
+    def kinetic(self) -> float:
+        """Coefficient of sliding ``mu_k`` (the reference coefficient of the pair)."""
+
+    @property
+    def has_friction(self) -> bool:
+        """Whether the law can transmit any tangential traction."""
+        return max(self.static, self.kinetic) > 0.0
+
+    @abstractmethod
+    def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
+                   start: FrictionStart) -> FrictionResponse:
+        r"""Corrected tangential traction of ``m`` nodes and its generalised derivatives.
+
+        Parameters
+        ----------
+        trial : ndarray, shape (m, q)
+            Elastic predictor ``z = lam_t - c_t Delta s``.
+        lam_hat : ndarray, shape (m,)
+            Augmented normal traction ``max(0, lam_n - c_n g_n)``.
+        slip : ndarray, shape (m, q)
+            Slip increment ``Delta s`` along the start-of-increment tangents.
+        dt : float
+            Time (or pseudo-time) increment; the slip rate is ``Delta s / dt``.
+        start : FrictionStart
+            Law state, lagged normal traction and engagement at the start.
+
+        Returns
+        -------
+        FrictionResponse
+            ``F`` with ``dF/dz``, ``dF/dlam_hat``, ``dF/dDelta s``.
+        """
+
+    @abstractmethod
+    def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """Cone coefficient the law demands at each node (used by the independent check).
+
+        Parameters
+        ----------
+        sliding : ndarray of bool, shape (m,)
+            Whether each node slips in the increment.
+        speed : ndarray, shape (m,)
+            Slip rate ``|Delta s| / dt``.
+
+        Returns
+        -------
+        ndarray, shape (m,)
+            For smooth laws, the bound of the coefficient over all rates.
+        """
+
+    def next_state(self, state: np.ndarray, response: FrictionResponse,
+                   closed: np.ndarray) -> np.ndarray:
+        """Per-node :class:`FrictionState` after a converged increment.
+
+        Parameters
+        ----------
+        state : ndarray of int, shape (m,)
+            State at the start of the increment.
+        response : FrictionResponse
+            The law's response at the converged iterate.
+        closed : ndarray of bool, shape (m,)
+            Nodes in contact at the end of the increment.
+        """
         return np.where(closed & response.sliding, SLIDING, STUCK)
 
-    def revise(self, state, response, closed):
+    def revise(self, state: np.ndarray, response: FrictionResponse,
+               closed: np.ndarray) -> np.ndarray | None:
+        """Start state to solve the increment again with, or None when it is consistent.
+
+        Same parameters as :meth:`next_state`.
+        """
         return None
 
 
@@ -102,8 +243,9 @@ def concatenate(responses: list) -> FrictionResponse:
     """One response from the responses of consecutive node batches."""
     if len(responses) == 1:
         return responses[0]
-    return FrictionResponse(*(np.concatenate([getattr(r, f) for r in responses])
-                              for f in FrictionResponse.__dataclass_fields__))
+    return FrictionResponse(**{f.name: np.concatenate([getattr(r, f.name) for r in responses])
+                               for f in fields(FrictionResponse)})
 
 
+#: Law names accepted in case files (``frictionless`` is Coulomb friction with ``mu = 0``).
 LAWS = ("frictionless", "coulomb", "static_kinetic", "velocity", "ipc")

@@ -1,4 +1,4 @@
-r"""The Coulomb disk projection and the Alart–Curnier contact residual.
+r"""The Coulomb disk projection: the frictional corrector of the return map.
 
 Sign conventions (per contact node, tractions are force per area):
 
@@ -21,7 +21,9 @@ and the contact conditions are the semismooth equations
 
 .. math::
 
-    C_n = \lambda_n - \hat\lambda_n = 0, \qquad C_t = \lambda_t - P_\rho(z) = 0.
+    C_n = \lambda_n - \hat\lambda_n = 0, \qquad C_t = \lambda_t - P_\rho(z) = 0
+
+(:mod:`fecontact.friction.residual`).
 
 Generalised derivative of the projection: stick ``I``; slip
 ``(rho/|z|)(I - z z^T/|z|^2)`` with ``dP/drho = z/|z|``; open (``rho = 0``): 0.
@@ -32,9 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-OPEN, STICK, SLIP = 0, 1, 2
-
 
 @dataclass(frozen=True)
 class ConeProjection:
@@ -88,105 +87,3 @@ def coulomb_return_map(trial: np.ndarray, radius: np.ndarray) -> ConeProjection:
         * direction[:, :, None] * direction[:, None, :])
     d_radius = np.where(sliding[:, None], direction, 0.0)
     return ConeProjection(traction, d_trial, d_radius, sliding)
-
-
-@dataclass(frozen=True)
-class ContactResidual:
-    """Alart–Curnier residual and its generalised derivatives.
-
-    Unknown ordering per node: ``(lam_n, lam_t[0..q-1])``; kinematic
-    ordering ``(g_n, Delta s[0..q-1])``.
-
-    Attributes
-    ----------
-    residual : ndarray, shape (m, d)
-        ``(C_n, C_t)``, traction units.
-    d_multiplier : ndarray, shape (m, d, d)
-        ``dC/d(lam_n, lam_t)``.
-    d_kinematics : ndarray, shape (m, d, d)
-        ``dC/d(g_n, Delta s)``.
-    status : ndarray of int, shape (m,)
-        ``OPEN``, ``STICK`` or ``SLIP``.
-    friction : FrictionResponse or None
-        The friction law's response (None when a plain Coulomb coefficient
-        was given).
-    """
-
-    residual: np.ndarray
-    d_multiplier: np.ndarray
-    d_kinematics: np.ndarray
-    status: np.ndarray
-    friction: object = None
-
-
-def alart_curnier(multiplier: np.ndarray, gap: np.ndarray, slip: np.ndarray,
-                  c_n: np.ndarray, c_t: np.ndarray, friction,
-                  penalty: np.ndarray | None = None) -> ContactResidual:
-    """Evaluate the Alart–Curnier equations with a friction law's return map.
-
-    Parameters
-    ----------
-    multiplier : ndarray, shape (m, d)
-        ``(lam_n, lam_t)``.
-    gap : ndarray, shape (m,)
-    slip : ndarray, shape (m, q)
-    c_n, c_t : ndarray, shape (m,)
-        Augmentation parameters (traction per length).
-    friction : ndarray, shape (m,), or callable
-        Coulomb coefficient per node, or ``friction(trial, lam_hat) ->
-        FrictionResponse`` (:mod:`fecontact.friction.base`), evaluated with
-        the trial traction ``z = lam_t - c_t slip`` and the augmented normal
-        traction.
-    penalty : ndarray, shape (m,), optional
-        Penalty stiffness ``eps`` (traction per length) of nodes whose normal
-        condition is regularised, ``lam_n = eps max(0, -g_n)`` (``C_n = lam_n -
-        eps max(0, -g_n)``); ``0`` or omitted: the exact Signorini condition.
-
-    Notes
-    -----
-    With the law's traction ``F(z, lam_hat, slip)``, ``C_t = lam_t - F`` and
-
-    ``dC_t/dlam_t = I - F_z``, ``dC_t/dlam_n = -F_lam dlam_hat/dlam_n``,
-    ``dC_t/dg = -F_lam dlam_hat/dg``, ``dC_t/ds = c_t F_z - F_s``.
-    """
-    m, d = multiplier.shape
-    lam_n, lam_t = multiplier[:, 0], multiplier[:, 1:]
-    aug = lam_n - c_n * gap
-    active = aug >= 0.0    # closed at exactly zero: an element of the generalised derivative
-    dhat_dlam = active.astype(float)          # d lam_hat / d lam_n
-    dhat_dgap = -c_n * active                 # d lam_hat / d g_n
-    if penalty is not None:
-        regular = penalty > 0.0
-        aug = np.where(regular, -penalty * gap, aug)
-        active = np.where(regular, gap <= 0.0, active)
-        dhat_dlam = np.where(regular, 0.0, dhat_dlam)
-        dhat_dgap = np.where(regular, -penalty * active, dhat_dgap)
-    lam_hat = np.where(active, aug, 0.0)
-
-    trial = lam_t - c_t[:, None] * slip
-    law = None
-    if callable(friction):
-        law = friction(trial, lam_hat)
-        traction, F_z, F_lam, F_s = law.traction, law.d_trial, law.d_normal, law.d_slip
-        sliding = law.sliding
-    else:
-        mu = np.asarray(friction, dtype=float)
-        cone = coulomb_return_map(trial, mu * lam_hat)
-        traction, F_z, F_lam = cone.traction, cone.d_trial, cone.d_radius * mu[:, None]
-        F_s, sliding = 0.0, cone.sliding
-
-    residual = np.empty((m, d))
-    residual[:, 0] = lam_n - lam_hat
-    residual[:, 1:] = lam_t - traction
-
-    d_mult = np.zeros((m, d, d))
-    d_kin = np.zeros((m, d, d))
-    d_mult[:, 0, 0] = 1.0 - dhat_dlam
-    d_kin[:, 0, 0] = -dhat_dgap
-    d_mult[:, 1:, 1:] = np.eye(d - 1) - F_z
-    d_mult[:, 1:, 0] = -F_lam * dhat_dlam[:, None]
-    d_kin[:, 1:, 0] = -F_lam * dhat_dgap[:, None]
-    d_kin[:, 1:, 1:] = F_z * c_t[:, None, None] - F_s
-
-    status = np.where(~active, OPEN, np.where(sliding, SLIP, STICK))
-    return ContactResidual(residual, d_mult, d_kin, status, law)

@@ -6,20 +6,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import FrictionLaw, FrictionResponse, cone_response
+from .base import FrictionLaw, FrictionResponse, FrictionStart, cone_response
 
 
 @dataclass(frozen=True)
 class Coulomb(FrictionLaw):
-    """Coulomb friction: projection of the trial traction onto the disk of radius ``mu lam_hat``."""
+    """Coulomb friction: projection of the trial traction onto the disk of radius ``mu lam_hat``.
+
+    ``Coulomb(0.0)`` is frictionless contact (case files: ``law = "frictionless"``).
+
+    Parameters
+    ----------
+    mu : float
+        Friction coefficient (static and kinetic alike), >= 0.
+    """
 
     mu: float
     name = "coulomb"
 
     @property
-    def kinetic(self) -> float:
+    def static(self) -> float:
+        """``mu``."""
         return self.mu
 
-    def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
-        mu = np.where(engaged, self.mu, 0.0)
-        return cone_response(trial, normal, mu)
+    @property
+    def kinetic(self) -> float:
+        """``mu``."""
+        return self.mu
+
+    def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
+                   start: FrictionStart) -> FrictionResponse:
+        """Projection onto the disk ``|F| <= mu lam_hat`` (radius 0 where not engaged)."""
+        return cone_response(trial, lam_hat, np.where(start.engaged, self.mu, 0.0))
+
+    def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """``mu`` at every node, shape (m,)."""
+        return np.full(np.shape(sliding), self.mu)

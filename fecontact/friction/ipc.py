@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import FrictionLaw, FrictionResponse
-
+from .base import FrictionLaw, FrictionResponse, FrictionStart
 from .smooth import smooth_mu, smooth_mu_f1_over_x, smooth_mu_f2_x_minus_mu_f1_over_x3
 
 
@@ -42,8 +41,26 @@ class SmoothIPC(FrictionLaw):
     mu_k: float
     eps_v: float
     name = "ipc"
+    smooth = True
 
-    def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
+    @property
+    def static(self) -> float:
+        """``mu_s`` (the coefficient below the velocity threshold ``eps_v``)."""
+        return self.mu_s
+
+    @property
+    def kinetic(self) -> float:
+        """``mu_k`` (the coefficient beyond ``eps_v``)."""
+        return self.mu_k
+
+    def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """``max(mu_s, mu_k)`` at every node: the bound of ``mu(y)`` over all rates, shape (m,)."""
+        return np.full(np.shape(sliding), max(self.mu_s, self.mu_k))
+
+    def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
+                   start: FrictionStart) -> FrictionResponse:
+        """The smooth traction ``-mu(y) lam_n0 f_1(y) v / y`` of the slip rate (no projection)."""
+        normal, normal0, engaged = lam_hat, start.normal, start.engaged
         m, q = slip.shape
         v = slip / dt
         y = np.linalg.norm(v, axis=1)
@@ -58,5 +75,6 @@ class SmoothIPC(FrictionLaw):
                                               + h[:, None, None] * v[:, :, None] * v[:, None, :])
         mu = smooth_mu(y, self.mu_s, self.mu_k, self.eps_v)
         d_normal = np.where((engaged & (normal > 0.0) & ~lagged)[:, None], -g[:, None] * v, 0.0)
-        return FrictionResponse(traction, np.zeros((m, q, q)), d_normal, d_slip,
-                                engaged & (y >= self.eps_v), np.where(engaged, mu, 0.0))
+        return FrictionResponse(traction=traction, d_trial=np.zeros((m, q, q)), d_normal=d_normal,
+                                d_slip=d_slip, sliding=engaged & (y >= self.eps_v),
+                                coefficient=np.where(engaged, mu, 0.0))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import RESTUCK, SLIDING, STUCK, FrictionLaw, FrictionResponse, cone_response
+from .base import RESTUCK, SLIDING, STUCK, FrictionLaw, FrictionResponse, FrictionStart, cone_response
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,28 @@ class StaticKinetic(FrictionLaw):
     mu_k: float
     name = "static_kinetic"
 
-    def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
-        mu = np.where(state == SLIDING, self.mu_k, self.mu_s)
-        return cone_response(trial, normal, np.where(engaged, mu, 0.0))
+    @property
+    def static(self) -> float:
+        """``mu_s``."""
+        return self.mu_s
+
+    @property
+    def kinetic(self) -> float:
+        """``mu_k``."""
+        return self.mu_k
+
+    def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
+                   start: FrictionStart) -> FrictionResponse:
+        """Projection onto the disk of radius ``mu_k lam_hat`` (sliding nodes) or ``mu_s lam_hat``."""
+        mu = np.where(start.state == SLIDING, self.mu_k, self.mu_s)
+        return cone_response(trial, lam_hat, np.where(start.engaged, mu, 0.0))
+
+    def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """``mu_k`` at sliding nodes, ``mu_s`` at stuck ones, shape (m,)."""
+        return np.where(sliding, self.mu_k, self.mu_s)
 
     def next_state(self, state, response, closed):
+        """``SLIDING`` where a closed node slides, ``RESTUCK`` where a sliding one sticks, else ``STUCK``."""
         sticks = closed & ~response.sliding
         return np.where(closed & response.sliding, SLIDING,
                         np.where(sticks & (state == SLIDING), RESTUCK, STUCK))

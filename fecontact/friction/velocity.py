@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import FrictionLaw, FrictionResponse
-
+from .base import FrictionLaw, FrictionResponse, FrictionStart
 from .cone import coulomb_return_map
 
 
@@ -43,15 +42,34 @@ class VelocityDependent(FrictionLaw):
     decay: float
     name = "velocity"
 
-    def coefficient(self, speed):
+    @property
+    def static(self) -> float:
+        """``mu_s`` (the coefficient at rest)."""
+        return self.mu_s
+
+    @property
+    def kinetic(self) -> float:
+        """``mu_k`` (the coefficient at high slip rates)."""
+        return self.mu_k
+
+    def rate_coefficient(self, speed: np.ndarray) -> np.ndarray:
+        """``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c v)`` for slip rates ``v`` of shape (m,)."""
         return self.mu_k + (self.mu_s - self.mu_k) * np.exp(-self.decay * speed)
 
-    def return_map(self, trial, normal, slip, dt, state, normal0, engaged) -> FrictionResponse:
+    def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """``mu(v)`` at sliding nodes, ``mu_s`` at stuck ones, shape (m,)."""
+        return np.where(sliding, self.rate_coefficient(speed), self.mu_s)
+
+    def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
+                   start: FrictionStart) -> FrictionResponse:
+        """Projection onto the disk of radius ``mu(|Delta s| / dt) lam_hat``, implicit in the slip."""
         speed, direction = _rate(slip, dt)
-        mu = np.where(engaged, self.coefficient(speed), 0.0)
-        cone = coulomb_return_map(trial, mu * normal)
+        engaged = start.engaged
+        mu = np.where(engaged, self.rate_coefficient(speed), 0.0)
+        cone = coulomb_return_map(trial, mu * lam_hat)
         d_mu = -self.decay * (self.mu_s - self.mu_k) * np.exp(-self.decay * speed) / dt
         d_mu = np.where(engaged & cone.sliding, d_mu, 0.0)
-        d_slip = (normal * d_mu)[:, None, None] * cone.d_radius[:, :, None] * direction[:, None, :]
-        return FrictionResponse(cone.traction, cone.d_trial, cone.d_radius * mu[:, None],
-                                d_slip, cone.sliding, mu)
+        d_slip = (lam_hat * d_mu)[:, None, None] * cone.d_radius[:, :, None] * direction[:, None, :]
+        return FrictionResponse(traction=cone.traction, d_trial=cone.d_trial,
+                                d_normal=cone.d_radius * mu[:, None], d_slip=d_slip,
+                                sliding=cone.sliding, coefficient=mu)

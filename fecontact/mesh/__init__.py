@@ -17,15 +17,9 @@ read by :mod:`fecontact.io.meshfile`.
 
 from __future__ import annotations
 
-import logging
-from contextlib import contextmanager
-from dataclasses import replace
-from itertools import permutations
 from typing import Callable, Dict
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
-from skfem import Mesh, MeshHex1, MeshQuad, MeshTet1, MeshTri
+from skfem import Mesh
 
 from .generate2d import half_disc, rectangle
 from .generate3d import box, hemisphere

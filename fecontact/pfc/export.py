@@ -91,18 +91,15 @@ def from_state(problem: ContactProblem, state: StepState, bulk=None, info=None) 
     sysm, d = problem.system, problem.dim
     start = state.increment_start()
     x = problem.unknowns(state)
-    ev = problem.evaluate(x, state.t, start, jacobian=False, bulk=bulk)
+    terms = problem.static_bulk if bulk is None else bulk
+    ev = problem.evaluate(x, state.t, start, terms, jacobian=False)
     H = (kinematic_operator(ev.kinematics, sysm.n_dofs) @ sysm.T).T.tocsc()
     u_hat = x[: sysm.n_reduced]
     u_hat0 = sysm.to_reduced(start.u - sysm.prescribed(start.t))
     v = u_hat - u_hat0
     u0 = sysm.displacement(u_hat0, state.t)
-    if bulk is None:
-        R0, _ = problem.bulk_residual(u0, state.t)
-        M, modes = problem.bulk_matrix, sysm.free_modes()
-    else:
-        R0, _ = bulk.residual(u0, state.t)
-        M, modes = bulk.matrix, None
+    R0, _ = terms.residual(u0, state.t)
+    M, modes = terms.matrix, (sysm.free_modes() if bulk is None else None)
     L = ev.kinematics.local
     w = np.column_stack([L.gap, L.slip]).ravel()
     mu = ev.contact.friction.coefficient          # the laws' callable always gives a response

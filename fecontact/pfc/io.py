@@ -194,9 +194,10 @@ def load_solution(path) -> Solution:
     data = _open(path)
     try:
         res = Residuals(*(float(data[k]) for k in ("natural_map", "equilibrium", "siconos_error", "rho")))
-        return Solution(data["v"], data["r"], data["u"], res, str(data["solver"]),
-                        bool(data["converged"]), int(data["iterations"]), float(data["seconds"]),
-                        str(data["reason"]))
+        return Solution(v=data["v"], r=data["r"], u=data["u"], residuals=res,
+                        solver=str(data["solver"]), converged=bool(data["converged"]),
+                        iterations=int(data["iterations"]), seconds=float(data["seconds"]),
+                        reason=str(data["reason"]))
     except KeyError as err:
         raise PFCError(f"{path}: missing key {err} (not a solution file)") from None
 

@@ -2,7 +2,7 @@ r"""The finite-element semismooth Newton solver applied to a PFC problem.
 
 Unknowns ``x = [v, r]``.  The equations are the equilibrium ``M v - q - H r
 = 0`` and, per contact, the Alart–Curnier conditions of
-:func:`fecontact.friction.alart_curnier` with the gap ``u_N`` and the slip
+:func:`fecontact.friction.residual.coulomb_residual` with the gap ``u_N`` and the slip
 ``u_T`` of ``u = H^T v + b``,
 
 .. math::
@@ -31,7 +31,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..friction import alart_curnier
+from ..friction import coulomb_residual
 from ..solve.backends import make_backend
 from ..solve.newton import NewtonOptions, semismooth_newton
 from ..solve.problem import Evaluation
@@ -52,11 +52,16 @@ class NewtonView:
         self._HT = pfc.H.T.tocsr()
         self._scale_q = float(np.linalg.norm(pfc.q))
 
-    def evaluate(self, x: np.ndarray, t=0.0, state=None, jacobian: bool = True) -> Evaluation:
+    @property
+    def start_status(self) -> np.ndarray:
+        """All contacts open at the start (Newton counts status changes from it)."""
+        return np.zeros(self.pfc.n_contacts, dtype=int)
+
+    def evaluate(self, x: np.ndarray, facet_hint=None, jacobian: bool = True) -> Evaluation:
         """Residual and Jacobian blocks of the PFC problem at ``x = (v, r)``.
 
         The equilibrium rows are ``M v - q - H r``; the contact rows are the
-        Alart–Curnier conditions (:func:`fecontact.friction.alart_curnier`) on the
+        Alart–Curnier conditions (:func:`fecontact.friction.residual.coulomb_residual`) on the
         local velocities ``u = H^T v + b`` with augmentation ``rho`` in both
         directions.
 
@@ -64,9 +69,9 @@ class NewtonView:
         ----------
         x : ndarray, shape (n + m*d,)
             Global velocities ``v`` followed by the reactions ``r``.
-        t, state
-            Unused; for the interface of
-            :func:`fecontact.solve.newton.semismooth_newton`.
+        facet_hint : object, optional
+            Unused (a PFC problem has no contact search); for the interface
+            of :func:`fecontact.solve.newton.semismooth_newton`.
         jacobian : bool
             Also the blocks ``K = M``, ``J12 = -H``, ``J21 = D_u H^T`` and
             ``J22 = D_r`` (block-diagonal generalised derivatives per contact).
@@ -79,7 +84,7 @@ class NewtonView:
         v, r = x[:n], x[n:]
         u = (self._HT @ v + p.b).reshape(-1, d)
         R = r.reshape(-1, d)
-        cr = alart_curnier(R, u[:, 0], u[:, 1:], self.c, self.c, p.mu)
+        cr = coulomb_residual(R, u[:, 0], u[:, 1:], self.c, self.c, p.mu)
         Mv, Hr = p.M @ v, p.H @ r
         scale = max(self._scale_q, float(np.linalg.norm(Mv)), float(np.linalg.norm(Hr)),
                     np.finfo(float).tiny)
@@ -127,7 +132,6 @@ def solve_ssn(pfc: GlobalProblem, tolerance: float = 1e-12, max_iterations: int 
     rho = pfc.rho()
     view = NewtonView(pfc, rho)
     options = NewtonOptions(tolerance=tolerance, max_iterations=max_iterations)
-    state = SimpleNamespace(status=np.zeros(pfc.n_contacts, dtype=int))
     x0 = np.zeros(pfc.n + pfc.b.size)
     x0[pfc.n:] = seed(pfc)
     # auto: schur, then direct if M cannot be factorised or Newton fails with it
@@ -140,7 +144,7 @@ def solve_ssn(pfc: GlobalProblem, tolerance: float = 1e-12, max_iterations: int 
             if name == names[-1]:
                 raise
             continue
-        result = semismooth_newton(view, solver, x0, 0.0, state, options)
+        result = semismooth_newton(view, solver, x0, options)
         if result.converged:
             break
     used = solver.name

@@ -92,7 +92,7 @@ def hertz_line(model, state, ref: dict) -> dict:
         "contact_half_width": _metric(_edge(x, status != OPEN), hertz.half_width),
         "pressure_l2_error": _metric(relative_l2_error(x, p, hertz.pressure)),
     }
-    if pair.mu > 0:
+    if pair.friction.kinetic > 0:
         out["stick_half_width"] = _metric(_edge(x, status == STICK))
     out["element_size_at_contact"] = _metric(np.median(np.diff(x)[np.abs(x[:-1]) < hertz.half_width]))
     return out
@@ -113,12 +113,12 @@ def cattaneo_mindlin_line(model, state, ref: dict) -> dict:
     p = state.multiplier[sl, 0][order]
     q = -(traction @ direction)          # friction on the loaded body opposes the load
     P, Q = float(np.sum(area * p)), float(np.sum(area * q))
-    cm = CattaneoMindlinLine(P, Q, pair.mu, radius, e_star)
+    cm = CattaneoMindlinLine(P, Q, pair.friction.kinetic, radius, e_star)
     stick = (status == STICK)
     return {
         "normal_load": _metric(P),
         "tangential_load": _metric(Q),
-        "load_ratio": _metric(Q / (pair.mu * P)),
+        "load_ratio": _metric(Q / (pair.friction.kinetic * P)),
         "contact_half_width": _metric(_edge(x, status != OPEN), cm.half_width),
         "stick_half_width": _metric(_edge(x, stick), cm.stick_half_width),
         "shear_traction_l2_error": _metric(relative_l2_error(x, q, cm.shear_traction)),
@@ -204,7 +204,7 @@ def hertz_sphere(model, state, ref: dict) -> dict:
         "contact_nodes_in_patch": _metric(int(np.sum(status != OPEN))),
         "element_size_at_contact": _metric(float(np.sqrt(np.median(area[status != OPEN])))),
     }
-    if pair.mu > 0:
+    if pair.friction.kinetic > 0:
         out["stick_radius"] = _metric(_zone_radius(area, status == STICK))
     return out
 
@@ -222,11 +222,11 @@ def cattaneo_mindlin_sphere(model, state, ref: dict) -> dict:
     p = state.multiplier[sl, 0]
     q = -(traction @ direction)          # friction on the loaded body opposes the load
     P, Q = float(np.sum(area * p)), float(np.sum(area * q))
-    cm = CattaneoMindlinSphere(P, Q, pair.mu, radius, e_star)
+    cm = CattaneoMindlinSphere(P, Q, pair.friction.kinetic, radius, e_star)
     return {
         "normal_load": _metric(P),
         "tangential_load": _metric(Q),
-        "load_ratio": _metric(Q / (pair.mu * P)),
+        "load_ratio": _metric(Q / (pair.friction.kinetic * P)),
         "contact_radius": _metric(_zone_radius(area, status != OPEN), cm.contact_radius),
         "stick_radius": _metric(_zone_radius(area, status == STICK), cm.stick_radius),
         "stick_ratio": _metric(_zone_radius(area, status == STICK) / _zone_radius(area, status != OPEN),

@@ -44,6 +44,7 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
     """Solve one size in this process and return its figures (see :data:`COLUMNS`)."""
     import numpy as np
 
+    from ..friction import closed
     from .static import run
 
     overrides = [f"{k}={v * scale:.10g}" for k, v in zip(keys, sizes)]
@@ -60,7 +61,7 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
     linear = t["linear_reference"]
     return dict(
         scale=scale, dofs=s["dofs"], reduced_dofs=s["reduced_dofs"], contact_nodes=s["contact_nodes"],
-        active_nodes=int(np.sum(state.status != 0)), backend=s["backend"],
+        active_nodes=int(np.sum(closed(state.status))), backend=s["backend"],
         newton_iterations=sum(st["newton_iterations"] for st in s["steps"]),
         krylov_iterations=t.get("krylov_iterations"),
         contact_solve_s=contact_solve, linear_solve_s=linear,

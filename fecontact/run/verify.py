@@ -18,9 +18,10 @@ active sets or its convergence flag.  It evaluates
   ``|lam_n - eps max(0, -g_n)| / p`` at penalty nodes;
 * **friction** — the natural-map residual of the friction law,
   ``|lam_t - P_{mu lam_n}(lam_t - (p/h) Delta s)| / p``, with the law's
-  coefficient for the node's slip (``mu_s`` while stuck and ``mu_k`` while
-  sliding, ``mu(v)`` for rate-dependent friction) and ``mu = 0`` for a
-  node that closed inside the increment.  For the smooth (IPC) law, whose
+  coefficient for the node's slip (:meth:`FrictionLaw.coefficient
+  <fecontact.friction.base.FrictionLaw.coefficient>`: ``mu_s`` while stuck and
+  ``mu_k`` while sliding, ``mu(v)`` for rate-dependent friction) and ``mu = 0``
+  for a node that closed inside the increment.  For smooth laws (IPC), whose
   traction lies inside the cone, the residual is the excess over the cone
   ``mu_max lam_n0`` plus the misalignment with the slip.
 
@@ -34,10 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..friction.coulomb import Coulomb
-from ..friction.ipc import SmoothIPC
-from ..friction.static_kinetic import StaticKinetic
-from ..friction.velocity import VelocityDependent
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 from ..solve.operators import kinematic_operator
@@ -83,18 +80,6 @@ class ResidualCheck:
         return out
 
 
-def _slip_coefficient(law, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    """Friction coefficient the law demands at each node for its slip (shape (m,))."""
-    if isinstance(law, Coulomb):
-        return np.full(sliding.shape, law.mu)
-    if isinstance(law, StaticKinetic):
-        return np.where(sliding, law.mu_k, law.mu_s)
-    if isinstance(law, VelocityDependent):
-        mu = law.coefficient(speed)
-        return np.where(sliding, mu, law.mu_s)
-    raise TypeError(f"no slip rule for {type(law).__name__}")
-
-
 def residual_check(problem: ContactProblem, state: StepState, bulk=None,
                    tolerance: float = TOLERANCE) -> ResidualCheck:
     """Check ``state`` against equilibrium and the contact conditions.
@@ -104,9 +89,8 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     problem : ContactProblem
     state : StepState
         A written state (its ``start`` describes the increment that made it).
-    bulk : object, optional
-        A dynamic time step's bulk terms (``residual(u, t) -> (R, scale)``)
-        in place of the static ones.
+    bulk : BulkTerms, optional
+        A dynamic time step's bulk terms in place of the static ones.
     """
     sysm = problem.system
     d = problem.dim
@@ -120,7 +104,7 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     kin = problem.kinematics(u, t, start, state.facet)
     A = np.repeat(problem.area, d)
     contact = kinematic_operator(kin, sysm.n_dofs).T @ (A * lam.ravel())
-    R_bulk, scale = problem.bulk_residual(u, t) if bulk is None else bulk.residual(u, t)
+    R_bulk, scale = (problem.static_bulk if bulk is None else bulk).residual(u, t)
     R = R_bulk - sysm.T.T @ contact
     scale = max(scale, float(np.linalg.norm(contact)), 1e-300)
     eq = np.abs(R) / scale
@@ -146,7 +130,7 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     fric_v = np.zeros(m)
     begin = state.start
     if begin is not None:
-        engaged = ~((begin.status == 0) & (begin.gap > 1e-9 * h))
+        engaged = problem.friction_engaged(begin)
         lam0 = begin.normal_pressure
         dt = t - begin.t if t > begin.t else 1.0
     else:
@@ -160,16 +144,15 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     for pair, s in zip(problem.pairs, problem.slices):
         law = pair.friction
         lt = lam_t[s]
-        if isinstance(law, SmoothIPC):
-            mu_max = max(law.mu_s, law.mu_k)
+        mu = law.coefficient(sliding[s], size[s] / dt)
+        if law.smooth:
             lagged = np.where(lam0[s] > 0.0, lam0[s], closed_n[s])    # as the law lags it
-            excess = np.maximum(np.linalg.norm(lt, axis=1) - mu_max * lagged, 0.0)
+            excess = np.maximum(np.linalg.norm(lt, axis=1) - mu * lagged, 0.0)
             along = np.einsum("mq,mq->m", lt, direction[s])
             misaligned = np.where(sliding[s], np.linalg.norm(lt, axis=1) + along, 0.0)
             fric_v[s] = np.where(engaged[s], excess + misaligned,
                                  np.linalg.norm(lt, axis=1)) / p
             continue
-        mu = _slip_coefficient(law, sliding[s], size[s] / dt)
         mu = np.where(engaged[s], mu, 0.0)
         radius = mu * closed_n[s]
         z = lt - (p / h[s])[:, None] * slip[s]

@@ -8,6 +8,13 @@ step is taken: semismooth Newton converges locally without globalisation.
 Converged when both the equilibrium residual and the complementarity residual
 (weighted by nodal areas, so both are forces) are below ``tolerance`` times
 the force scale ``max(|K u|, |f(t)|, |F_coupling(t)|)``.
+
+Newton works on an *increment* (:class:`fecontact.solve.problem.Increment`, or
+anything with ``evaluate(x, facet_hint=None, jacobian=True)``, ``where(row)``
+and ``start_status``) and carries the facet hysteresis of the contact search
+itself: every evaluation gets the master facets of the one before it as its
+hint (the first one the caller's ``facet_hint``: a retry of a failed
+increment continues from the facets its failed attempt ended on).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..friction import OPEN, SLIP, STICK
+from ..friction import status_counts
 
 logger = logging.getLogger(__name__)
 
@@ -58,11 +65,31 @@ class IterationRecord:
     step_length: float
 
     def as_dict(self) -> dict:
+        """The record as a JSON-ready dict (field names as keys)."""
         return dict(self.__dict__)
 
 
 @dataclass(frozen=True)
 class NewtonResult:
+    """Outcome of one Newton solve.
+
+    Attributes
+    ----------
+    unknowns : ndarray
+        Last iterate ``[u_hat, lam]``.
+    converged : bool
+    iterations : int
+    residual : float
+        Largest relative residual at the last iterate.
+    history : tuple of IterationRecord
+    reason : str
+        Why it failed ("" when converged).
+    evaluation : Evaluation
+        The evaluation at the last iterate.
+    seconds_linear, seconds_contact : float
+        Time in the linear solves and in the evaluations.
+    """
+
     unknowns: np.ndarray
     converged: bool
     iterations: int
@@ -74,54 +101,68 @@ class NewtonResult:
     seconds_contact: float = 0.0
 
 
-def _counts(status: np.ndarray) -> tuple[int, int, int]:
-    return int(np.sum(status == OPEN)), int(np.sum(status == STICK)), int(np.sum(status == SLIP))
+def _facets(ev) -> np.ndarray | None:
+    """The master facets of an evaluation (the hint for the next one), if it has kinematics."""
+    return None if ev.kinematics is None else ev.kinematics.facet
 
 
-def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
-                      options: NewtonOptions = NewtonOptions()) -> NewtonResult:
-    """Solve ``R(x; t, state) = 0`` for one load step.
+def semismooth_newton(increment, backend, x0: np.ndarray,
+                      options: NewtonOptions = NewtonOptions(),
+                      facet_hint: np.ndarray | None = None) -> NewtonResult:
+    """Solve ``R(x) = 0`` for one increment.
 
     Parameters
     ----------
-    problem : ContactProblem
-    backend : linear solver backend (``solve(evaluation) -> dx``)
-    x0 : ndarray
+    increment : Increment
+        The increment's equations (``evaluate``, ``where``, ``start_status``).
+    backend : LinearBackend
+        Linear solver (``solve(evaluation) -> dx``).
+    x0 : ndarray, shape (n_reduced + m*dim,)
         Initial unknowns ``[u_hat, lam]``.
-    t : float
-        Pseudo-time of the step.
-    state : StepState
-        Committed start-of-step state.
+    options : NewtonOptions
+    facet_hint : ndarray of int, shape (m,), optional
+        Master facets to start the search hysteresis from (default: those of
+        the increment's start state).
     """
     x = x0.copy()
     history = []
     t_lin = t_con = 0.0
-    previous = state.status
+    previous = increment.start_status
     tic = time.perf_counter()
-    ev = problem.evaluate(x, t, state)
+    ev = increment.evaluate(x, facet_hint)
+    hint = _facets(ev)              # the facets of the latest evaluation
     t_con += time.perf_counter() - tic
+
+    def result(converged: bool, iterations: int, residual: float, reason: str = "") -> NewtonResult:
+        return NewtonResult(unknowns=x, converged=converged, iterations=iterations,
+                            residual=residual, history=tuple(history), reason=reason,
+                            evaluation=ev, seconds_linear=t_lin, seconds_contact=t_con)
+
+    def record(alpha: float) -> IterationRecord:
+        return IterationRecord(iteration=it, equilibrium=eq, complementarity=comp,
+                               open=counts.open, stick=counts.stick, slip=counts.slip,
+                               changed=changed, step_length=alpha)
+
     for it in range(options.max_iterations + 1):
         if not np.all(np.isfinite(ev.residual)):
             first = int(np.flatnonzero(~np.isfinite(ev.residual))[0])
             origin = ("in the unknowns" if not np.all(np.isfinite(x))
                       else f"at iteration {it}")
-            return NewtonResult(x, False, it, np.inf, tuple(history),
-                                f"non-finite residual {origin}, first at {problem.where(first)}",
-                                ev, t_lin, t_con)
+            return result(False, it, np.inf,
+                          f"non-finite residual {origin}, first at {increment.where(first)}")
         eq, comp = ev.equilibrium_norm / ev.force_scale, ev.complementarity_norm / ev.force_scale
         status = ev.contact.status
-        n_open, n_stick, n_slip = _counts(status)
+        counts = status_counts(status)
         changed = int(np.sum(status != previous))
         previous = status
         rel = max(eq, comp)
         converged = rel <= options.tolerance
         if converged or it == options.max_iterations:
-            history.append(IterationRecord(it, eq, comp,
-                                           n_open, n_stick, n_slip, changed, 0.0))
+            history.append(record(0.0))
             logger.info("  newton %2d  eq %.3e  comp %.3e  open/stick/slip %d/%d/%d  changed %d",
-                        it, eq, comp, n_open, n_stick, n_slip, changed)
+                        it, eq, comp, *counts, changed)
             if converged:
-                return NewtonResult(x, True, it, rel, tuple(history), "", ev, t_lin, t_con)
+                return result(True, it, rel)
             break
         tic = time.perf_counter()
         failure = ""
@@ -134,15 +175,16 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
         if not np.all(np.isfinite(dx)):
             first = int(np.flatnonzero(~np.isfinite(dx))[0])
             reason = (f"the Newton system could not be solved: {failure}" if failure else
-                      f"singular Newton system (non-finite step, first at {problem.where(first)})")
-            return NewtonResult(x, False, it, rel, tuple(history), reason, ev, t_lin, t_con)
+                      f"singular Newton system (non-finite step, first at {increment.where(first)})")
+            return result(False, it, rel, reason)
         phi0 = 0.5 * float(ev.residual @ ev.residual)
         alpha, best = 1.0, None
         tic = time.perf_counter()
         accepted = None
         for _ in range(options.max_backtracks + 1):
             # the full step is usually accepted: evaluate it with its Jacobian
-            trial = problem.evaluate(x + alpha * dx, t, state, jacobian=alpha == 1.0)
+            trial = increment.evaluate(x + alpha * dx, hint, jacobian=alpha == 1.0)
+            hint = _facets(trial)
             phi = 0.5 * float(trial.residual @ trial.residual)
             if np.isfinite(phi) and (best is None or phi < best[1]):
                 best = (alpha, phi)
@@ -154,11 +196,11 @@ def semismooth_newton(problem, backend, x0: np.ndarray, t: float, state,
             alpha = best[0] if best is not None and best[1] < phi0 else 1.0
         x = x + alpha * dx
         ev = accepted if accepted is not None and accepted.has_jacobian \
-            else problem.evaluate(x, t, state)
+            else increment.evaluate(x, hint)
+        hint = _facets(ev)
         t_con += time.perf_counter() - tic
-        history.append(IterationRecord(it, eq, comp,
-                                       n_open, n_stick, n_slip, changed, alpha))
+        history.append(record(alpha))
         logger.info("  newton %2d  eq %.3e  comp %.3e  open/stick/slip %d/%d/%d  changed %d  alpha %.3g",
-                    it, eq, comp, n_open, n_stick, n_slip, changed, alpha)
-    return NewtonResult(x, False, options.max_iterations, rel, tuple(history),
-                        f"no convergence in {options.max_iterations} iterations", ev, t_lin, t_con)
+                    it, eq, comp, *counts, changed, alpha)
+    return result(False, options.max_iterations, rel,
+                  f"no convergence in {options.max_iterations} iterations")

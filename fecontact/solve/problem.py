@@ -10,21 +10,28 @@ lumped nodal areas,
     R_1 = T^T\big(K u - f(t) - B^T A \lambda\big) - F_{coupling}(t), \qquad
     R_2 = A\, C(\lambda, g_n(u), \Delta s(u))
 
-(``C``: :func:`fecontact.friction.alart_curnier`).  The generalised Jacobian
+(``C``: the Alart–Curnier residual, :mod:`fecontact.friction.residual`,
+evaluated as a straight pipeline: augmented normal traction, trial
+tangential traction, the pairs' friction laws' return map, assembly).  The generalised Jacobian
 
 .. math::
 
     J = \begin{bmatrix} \hat K - T^T(\sum_i A_i \lambda_i\cdot\nabla^2 (g,s)_i) T & -T^T B^T A\\
                         A\,\partial_{(g,s)}C\,B\,T & A\,\partial_\lambda C \end{bmatrix}
 
-is assembled in scipy.sparse.  Only this layer and the stepping layer hold
-state; history (start-of-step configuration, accumulated slip) is passed in
-as a :class:`StepState` and replaced only when a step is accepted.
+is assembled in scipy.sparse.  The bulk part (``K``, ``f``; or a time step's
+inertia and stiffness) comes in explicitly as :class:`~fecontact.solve.bulk.BulkTerms`.
+Only the stepping layer holds state: history (start-of-step configuration,
+accumulated slip, friction state) is passed in as a :class:`StepState` and
+replaced only when a step is accepted, and the facet hysteresis of the
+search travels with the Newton iterate (``facet_hint``), so an evaluation
+depends on its arguments only.  :class:`Increment` binds a problem to one
+increment (time, start state, bulk terms): the system Newton solves.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,8 +40,9 @@ from ..bodies.system import BulkSystem
 from ..contact.kinematics3d import reference_directions
 from ..contact.pairs import PairKinematics, pair_kinematics, stack
 from ..contact.surface import ContactSurface
-from ..friction import ContactResidual, alart_curnier
-from ..friction.base import concatenate
+from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, alart_curnier,
+                        augmented_normal)
+from .bulk import BulkTerms, StaticBulk
 from .operators import block_diagonal, geometric_stiffness, kinematic_operator
 from .state import StepState
 
@@ -66,14 +74,17 @@ class Evaluation:
 
     @property
     def equilibrium_norm(self) -> float:
+        """``|R_1|``, the norm of the equilibrium rows."""
         return float(np.linalg.norm(self.residual[: self.n_reduced]))
 
     @property
     def complementarity_norm(self) -> float:
+        """``|R_2|``, the norm of the (area-weighted) contact rows."""
         return float(np.linalg.norm(self.residual[self.n_reduced:]))
 
     @property
     def has_jacobian(self) -> bool:
+        """Whether the Jacobian blocks were assembled."""
         return self.J12 is not None
 
     @property
@@ -109,7 +120,23 @@ def automatic_augmentation(system: BulkSystem, slave_body: int, area: np.ndarray
 
 @dataclass
 class ContactProblem:
-    """Bulk system plus contact pairs; evaluates residual and Jacobian."""
+    """Bulk system plus contact pairs; evaluates residual and Jacobian.
+
+    Attributes
+    ----------
+    system : BulkSystem
+    pairs : tuple of ContactPair
+    area, c_n, c_t, penalty, node_size : ndarray, shape (m,)
+        Per slave node of all pairs (in pair order): lumped nodal area,
+        augmentations, penalty stiffness (0: exact condition), and nodal
+        length (2D) or square root of the area (3D).
+    slices : list of slice
+        The rows of each pair.
+    friction : FrictionBatch
+        The pairs' friction laws over all slave nodes.
+    static_bulk : StaticBulk
+        The static bulk terms ``K_hat``, ``T^T (K u - f) - F_coupling``.
+    """
 
     system: BulkSystem
     pairs: tuple
@@ -128,7 +155,8 @@ class ContactProblem:
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.X = self.system.reference_coords()
-        self._facet_hint = (None, None)
+        self.friction = FrictionBatch(tuple(p.friction for p in self.pairs), tuple(self.slices))
+        self.static_bulk = StaticBulk(self.system)
         # reduced unknowns that contact can ever touch (slave and master surface DOFs)
         nodes = []
         for p in self.pairs:
@@ -147,20 +175,26 @@ class ContactProblem:
 
     @property
     def dim(self) -> int:
+        """Spatial dimension."""
         return self.system.dim
 
     @property
     def n_contact(self) -> int:
+        """Number of slave nodes ``m`` over all pairs."""
         return self.area.size
 
     def initial_state(self) -> StepState:
+        """The unloaded state at ``t = 0``: no displacement, no traction, every node open and stuck."""
         m, d = self.n_contact, self.dim
         kin = self.kinematics(np.zeros(self.system.n_dofs), 0.0, None)
-        return StepState(0.0, np.zeros(self.system.n_dofs), np.zeros((m, d)), np.zeros((m, d)),
-                         np.zeros(m, dtype=int), kin.local.gap, kin.local.normal, kin.local.tangent,
-                         kin.facet, np.zeros(m, dtype=int), kin.local.tangent)
+        return StepState(t=0.0, u=np.zeros(self.system.n_dofs), multiplier=np.zeros((m, d)),
+                         slip=np.zeros((m, d)), status=np.zeros(m, dtype=int),
+                         gap=kin.local.gap, normal=kin.local.normal, tangent=kin.local.tangent,
+                         facet=kin.facet, friction=np.zeros(m, dtype=int),
+                         multiplier_basis=kin.local.tangent)
 
     def coordinates(self, u: np.ndarray) -> np.ndarray:
+        """Current coordinates ``X + u`` of all global nodes, shape (dim, n_nodes)."""
         return self.X + u.reshape(-1, self.dim).T
 
     def kinematics(self, u: np.ndarray, t: float, state: StepState,
@@ -196,28 +230,17 @@ class ContactProblem:
         the closed position).  Nodes touching at the start (``g <= 1e-9 h``)
         have friction at once.
         """
-        return ~((state.status == 0) & (state.gap > 1e-9 * self.node_size))
+        return ~((state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size))
 
-    def friction_law(self, state: StepState, slip: np.ndarray, t: float):
-        """The friction laws of all pairs as one callable ``(trial, lam_hat) -> FrictionResponse``."""
-        dt = t - state.t if t > state.t else 1.0
-        engaged = self.friction_engaged(state)
-        laws = [(p.friction, s) for p, s in zip(self.pairs, self.slices)]
-
-        def law(trial, lam_hat):
-            return concatenate([f.return_map(trial[s], lam_hat[s], slip[s], dt, state.friction[s],
-                                             state.multiplier[s, 0], engaged[s]) for f, s in laws])
-        return law
-
-    def _per_pair(self, method: str, state: StepState, ev: "Evaluation"):
-        closed = ev.contact.status != 0
-        return [getattr(p.friction, method)(state.friction[s], ev.contact.friction.take(s), closed[s])
-                for p, s in zip(self.pairs, self.slices)]
+    def friction_start(self, state: StepState) -> FrictionStart:
+        """What the friction laws need from the start of the increment that starts at ``state``."""
+        return FrictionStart(state=state.friction, normal=state.multiplier[:, 0],
+                             engaged=self.friction_engaged(state))
 
     def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
         """Friction-law state after the converged increment ``ev`` started at ``state``."""
-        parts = self._per_pair("next_state", state, ev)
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+        return self.friction.next_state(state.friction, ev.contact.friction,
+                                        ev.contact.status != Status.OPEN)
 
     def revised_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray | None:
         """Start-of-increment friction state to solve the increment again with, or None.
@@ -225,11 +248,8 @@ class ContactProblem:
         Laws with a state machine (static/kinetic friction) return the nodes
         that broke away during the increment as sliding.
         """
-        parts = self._per_pair("revise", state, ev)
-        if all(p is None for p in parts):
-            return None
-        return np.concatenate([state.friction[s] if p is None else p
-                               for p, s in zip(parts, self.slices)])
+        return self.friction.revise(state.friction, ev.contact.friction,
+                                    ev.contact.status != Status.OPEN)
 
     def seed_touching(self, unknowns: np.ndarray, state: StepState) -> np.ndarray:
         """Initial guess with a negligible pressure at touching nodes that carry none.
@@ -283,43 +303,47 @@ class ContactProblem:
         u_hat = self.system.to_reduced(state.u - self.system.prescribed(state.t))
         return np.concatenate([u_hat, state.multiplier.ravel()])
 
-    @property
-    def bulk_matrix(self) -> sp.csc_matrix:
-        """The constant bulk part of ``J11`` in statics: ``K_hat``."""
-        return self.system.K_hat
+    def increment(self, t: float, state: StepState, bulk: BulkTerms | None = None) -> "Increment":
+        """The increment to ``t`` from ``state`` (static bulk terms unless ``bulk`` is given)."""
+        return Increment(self, t, state, self.static_bulk if bulk is None else bulk)
 
-    def bulk_residual(self, u: np.ndarray, t: float) -> tuple:
-        """Static bulk residual ``T^T (K u - f(t)) - F_coupling(t)`` (reduced) and its force scale."""
-        sysm = self.system
-        internal, external = sysm.internal_force(u), sysm.external_force(t)
-        coupling = sysm.coupling_force(t)
-        scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(external)),
-                    float(np.linalg.norm(coupling)), 1e-300)
-        return sysm.T.T @ (internal - external) - coupling, scale
-
-    def evaluate(self, unknowns: np.ndarray, t: float, state: StepState,
-                 jacobian: bool = True, bulk=None) -> Evaluation:
+    def evaluate(self, unknowns: np.ndarray, t: float, state: StepState, bulk: BulkTerms,
+                 facet_hint: np.ndarray | None = None, jacobian: bool = True) -> Evaluation:
         """Residual and generalised Jacobian at ``unknowns``.
 
-        ``bulk`` replaces the static bulk terms: an object with
-        ``residual(u, t) -> (R1_bulk, scale)`` and a constant reduced
-        ``matrix`` (a time step's inertia and stiffness, :mod:`fecontact.analysis.dynamic`).
+        Parameters
+        ----------
+        unknowns : ndarray, shape (n_reduced + m*dim,)
+            ``[u_hat, lam.ravel()]``.
+        t : float
+            Time (or load level) of the increment's end.
+        state : StepState
+            Committed state at the start of the increment.
+        bulk : BulkTerms
+            The bulk part: :attr:`static_bulk`, or a time step's terms.
+        facet_hint : ndarray of int, shape (m,), optional
+            Master segments or facets of the previous Newton iterate: a node
+            keeps its facet while it projects inside the facet's enlarged
+            outline, so it cannot alternate between two facets across
+            iterates (default: those of ``state``).
+        jacobian : bool
+            Whether to assemble the Jacobian blocks.
         """
         sysm = self.system
         n_red, d = sysm.n_reduced, self.dim
         u = sysm.displacement(unknowns[:n_red], t)
         lam = unknowns[n_red:].reshape(-1, d)
-        # facet hysteresis across the Newton iterates of one increment: a node
-        # keeps the facet of the previous evaluation while it projects inside
-        # its enlarged outline, so it cannot alternate between two facets
-        hint = self._facet_hint[1] if self._facet_hint[0] is state else None
-        kin = self.kinematics(u, t, state, hint)
-        self._facet_hint = (state, kin.facet)
-        cr = alart_curnier(lam, kin.local.gap, kin.local.slip, self.c_n, self.c_t,
-                           self.friction_law(state, kin.local.slip, t), self.penalty)
+        kin = self.kinematics(u, t, state, facet_hint)
+        gap, slip = kin.local.gap, kin.local.slip
+        dt = t - state.t if t > state.t else 1.0
+        normal = augmented_normal(lam[:, 0], gap, self.c_n, self.penalty)
+        trial = lam[:, 1:] - self.c_t[:, None] * slip
+        response = self.friction.return_map(trial, normal.traction, slip, dt,
+                                            self.friction_start(state))
+        cr = alart_curnier(lam, normal, response, self.c_t)
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.area, d)
-        R_bulk, scale = self.bulk_residual(u, t) if bulk is None else bulk.residual(u, t)
+        R_bulk, scale = bulk.residual(u, t)
         R1 = R_bulk - sysm.T.T @ (B.T @ (A * lam.ravel()))
         R2 = A * cr.residual.ravel()
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
@@ -328,10 +352,9 @@ class ContactProblem:
             T = sysm.T
             G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)
             Ad = sp.diags(A)
-            K = self.bulk_matrix if bulk is None else bulk.matrix
             D = -(T.T @ G @ T).tocsr()
             D.eliminate_zeros()
-            ev.update(K=K, D=D,
+            ev.update(K=bulk.matrix, D=D,
                       J12=(-(T.T @ B.T) @ Ad).tocsc(),
                       J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
@@ -344,3 +367,45 @@ class ContactProblem:
         B = kinematic_operator(kin, self.system.n_dofs)
         A = np.repeat(self.area, self.dim)
         return self.system.internal_force(u) - self.system.external_force(t) - B.T @ (A * multiplier.ravel())
+
+
+@dataclass(frozen=True)
+class Increment:
+    """One increment of a contact problem: the nonlinear system a Newton solve works on.
+
+    Attributes
+    ----------
+    problem : ContactProblem
+    t : float
+        Time (or load level) at the end of the increment.
+    state : StepState
+        Committed state at its start.
+    bulk : BulkTerms
+        Its bulk terms (static, or a time step's).
+    """
+
+    problem: ContactProblem
+    t: float
+    state: StepState
+    bulk: BulkTerms
+
+    @property
+    def start_status(self) -> np.ndarray:
+        """Contact status at the start of the increment, shape (m,)."""
+        return self.state.status
+
+    def evaluate(self, unknowns: np.ndarray, facet_hint: np.ndarray | None = None,
+                 jacobian: bool = True) -> Evaluation:
+        """:meth:`ContactProblem.evaluate` of this increment."""
+        return self.problem.evaluate(unknowns, self.t, self.state, self.bulk, facet_hint, jacobian)
+
+    def where(self, index: int) -> str:
+        """:meth:`ContactProblem.where`."""
+        return self.problem.where(index)
+
+    def revised(self, ev: Evaluation) -> "Increment | None":
+        """The increment with its friction start state revised after ``ev`` converged, or None."""
+        revised = self.problem.revised_friction_state(self.state, ev)
+        if revised is None:
+            return None
+        return replace(self, state=replace(self.state, friction=revised))

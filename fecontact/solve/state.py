@@ -93,8 +93,10 @@ class StepState:
             raise ValueError("the initial state has no increment")
         multiplier = np.zeros_like(self.multiplier)
         multiplier[:, 0] = s.normal_pressure
-        return StepState(s.t, s.u, multiplier, self.slip, s.status, s.gap, self.normal,
-                         self.multiplier_basis, self.facet, s.friction, self.multiplier_basis)
+        return StepState(t=s.t, u=s.u, multiplier=multiplier, slip=self.slip, status=s.status,
+                         gap=s.gap, normal=self.normal, tangent=self.multiplier_basis,
+                         facet=self.facet, friction=s.friction,
+                         multiplier_basis=self.multiplier_basis)
 
     def traction(self) -> np.ndarray:
         """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""

@@ -28,7 +28,9 @@ from xml.etree import ElementTree
 
 import numpy as np
 
-STATUS_NAMES = ("open", "stick", "slip")
+from ..friction.status import Status
+
+STATUS_NAMES = tuple(status.name.lower() for status in Status)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,63 @@
+"""The friction laws of all contact pairs over one batch of contact nodes.
+
+A problem's slave nodes are the concatenation of its pairs' nodes; pair
+``i`` owns the rows ``slices[i]``.  :class:`FrictionBatch` applies each
+pair's law to its rows and joins the results, so the residual evaluation
+sees one return map over all nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import FrictionLaw, FrictionResponse, FrictionStart, concatenate
+
+
+@dataclass(frozen=True)
+class FrictionBatch:
+    """Friction laws of consecutive node ranges.
+
+    Attributes
+    ----------
+    laws : tuple of FrictionLaw
+        One law per pair.
+    slices : tuple of slice
+        The rows of each pair in the node batch.
+    """
+
+    laws: tuple
+    slices: tuple
+
+    def __post_init__(self):
+        for law in self.laws:
+            if not isinstance(law, FrictionLaw):
+                raise TypeError(f"a contact pair needs a FrictionLaw, got {type(law).__name__}")
+
+    def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
+                   start: FrictionStart) -> FrictionResponse:
+        """Each pair's :meth:`FrictionLaw.return_map` on its rows, joined (shapes as there, m = all nodes)."""
+        return concatenate([law.return_map(trial[s], lam_hat[s], slip[s], dt, start.take(s))
+                            for law, s in zip(self.laws, self.slices)])
+
+    def next_state(self, state: np.ndarray, response: FrictionResponse,
+                   closed: np.ndarray) -> np.ndarray:
+        """Each pair's :meth:`FrictionLaw.next_state` on its rows, shape (m,) of int."""
+        parts = [law.next_state(state[s], response.take(s), closed[s])
+                 for law, s in zip(self.laws, self.slices)]
+        return np.concatenate(parts).astype(int) if parts else np.zeros(0, dtype=int)
+
+    def revise(self, state: np.ndarray, response: FrictionResponse,
+               closed: np.ndarray) -> np.ndarray | None:
+        """Revised start state of all nodes (pairs without a revision keep theirs), or None."""
+        parts = [law.revise(state[s], response.take(s), closed[s])
+                 for law, s in zip(self.laws, self.slices)]
+        if all(p is None for p in parts):
+            return None
+        return np.concatenate([state[s] if p is None else p for p, s in zip(parts, self.slices)])
+
+    def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
+        """Each pair's :meth:`FrictionLaw.coefficient` on its rows, shape (m,)."""
+        parts = [law.coefficient(sliding[s], speed[s]) for law, s in zip(self.laws, self.slices)]
+        return np.concatenate(parts) if parts else np.zeros(0)

@@ -1,0 +1,120 @@
+"""The contracts the package is built on: the public facade, the friction-law interface,
+the contact status, and an evaluation that depends on its arguments only."""
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fecontact
+from conftest import CASES
+from fecontact.case.build import build_model
+from fecontact.case.schema import load_case
+from fecontact.friction import (Coulomb, FrictionBatch, FrictionLaw, FrictionStart, SmoothIPC,
+                                StaticKinetic, Status, VelocityDependent, status_counts)
+from fecontact.friction.base import SLIDING, STUCK
+
+LAWS = [Coulomb(0.3), StaticKinetic(0.5, 0.3), VelocityDependent(0.5, 0.3, 40.0),
+        SmoothIPC(0.5, 0.3, 0.02)]
+
+
+def test_every_public_name_exists_and_none_hides_a_subpackage():
+    subpackages = {m.name for m in pkgutil.iter_modules(fecontact.__path__) if m.ispkg}
+    assert {"mesh", "friction", "bodies", "contact", "solve", "analysis", "io", "case",
+            "references", "visuals", "run", "pfc"} <= subpackages
+    for name in fecontact.__all__:
+        assert hasattr(fecontact, name), name
+    assert not subpackages & set(fecontact.__all__)
+    for name in subpackages:      # the attribute is the subpackage, not a function of that name
+        assert importlib.import_module(f"fecontact.{name}") is getattr(fecontact, name)
+
+
+def test_importing_the_package_imports_no_plotting_library():
+    code = ("import sys, fecontact; "
+            "print(sorted(m for m in ('pyvista', 'matplotlib', 'vtk') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("law", LAWS, ids=lambda law: law.name)
+def test_a_sliding_node_sits_on_the_cone_of_the_laws_coefficient(law):
+    """``coefficient`` (what the independent check uses) is the radius the return map projects on."""
+    assert isinstance(law, FrictionLaw)
+    rng = np.random.default_rng(5)
+    m = 20
+    lam_hat = rng.uniform(0.5, 2.0, m)
+    slip = rng.normal(size=(m, 2)) * 0.05
+    dt = 0.1
+    trial = -slip / np.linalg.norm(slip, axis=1)[:, None] * (5.0 * lam_hat)[:, None]
+    start = FrictionStart(np.full(m, SLIDING), lam_hat, np.ones(m, bool))
+    response = law.return_map(trial, lam_hat, slip, dt, start)
+    assert response.sliding.all()
+    speed = np.linalg.norm(slip, axis=1) / dt
+    bound = law.coefficient(np.ones(m, bool), speed) * lam_hat
+    traction = np.linalg.norm(response.traction, axis=1)
+    if law.smooth:       # inside the cone, at most the bound
+        assert np.all(traction <= bound * (1 + 1e-12))
+        assert np.all(traction > 0.5 * law.kinetic * lam_hat)
+    else:
+        np.testing.assert_allclose(traction, bound, rtol=1e-12)
+    assert min(law.static, law.kinetic) > 0 and law.has_friction
+    assert not Coulomb(0.0).has_friction
+
+
+def test_a_stuck_node_holds_up_to_the_static_coefficient():
+    law = StaticKinetic(0.5, 0.3)
+    lam_hat = np.ones(3)
+    trial = np.array([[0.45], [0.55], [0.2]])
+    start = FrictionStart(np.full(3, STUCK), lam_hat, np.ones(3, bool))
+    response = law.return_map(trial, lam_hat, np.zeros((3, 1)), 1.0, start)
+    np.testing.assert_array_equal(response.sliding, [False, True, False])
+    np.testing.assert_allclose(response.traction[:, 0], [0.45, 0.5, 0.2])
+    np.testing.assert_allclose(law.coefficient(np.array([False, True]), np.zeros(2)), [0.5, 0.3])
+
+
+def test_a_batch_applies_each_pairs_law_to_its_rows():
+    rng = np.random.default_rng(9)
+    laws = (Coulomb(0.2), StaticKinetic(0.6, 0.4))
+    slices = (slice(0, 4), slice(4, 10))
+    batch = FrictionBatch(laws, slices)
+    m = 10
+    trial, slip = rng.normal(size=(m, 2)), rng.normal(size=(m, 2)) * 0.01
+    lam_hat = rng.uniform(0.5, 2.0, m)
+    start = FrictionStart(np.where(rng.uniform(size=m) < 0.5, SLIDING, STUCK), lam_hat,
+                          np.ones(m, bool))
+    joined = batch.return_map(trial, lam_hat, slip, 0.1, start)
+    for law, s in zip(laws, slices):
+        alone = law.return_map(trial[s], lam_hat[s], slip[s], 0.1, start.take(s))
+        np.testing.assert_array_equal(joined.traction[s], alone.traction)
+        np.testing.assert_array_equal(joined.d_trial[s], alone.d_trial)
+    with pytest.raises(TypeError, match="FrictionLaw"):
+        FrictionBatch((0.3,), (slice(0, 1),))
+
+
+def test_status_counts_name_the_written_values():
+    status = np.array([0, 1, 2, 2, 0, 0])
+    assert status_counts(status) == (3, 1, 2)
+    assert status_counts(status).slip == 2
+    assert [int(s) for s in Status] == [0, 1, 2]
+    assert [s.name.lower() for s in Status] == ["open", "stick", "slip"]
+
+
+def test_an_evaluation_depends_on_its_arguments_only():
+    """Evaluating elsewhere first (other facets) does not change an evaluation: no hidden cache."""
+    case = load_case(CASES / "ironing2d.toml", ["steps.count=4"])
+    model = build_model(case)
+    problem = model.problem
+    state = problem.initial_state()
+    increment = problem.increment(model.levels[-1], state)
+    x = problem.unknowns(state)
+    first = increment.evaluate(x)
+    far = x.copy()
+    far[: problem.system.n_reduced] += 0.3 * np.sign(np.arange(problem.system.n_reduced) % 2 - 0.5)
+    increment.evaluate(far)
+    again = increment.evaluate(x)
+    np.testing.assert_array_equal(first.residual, again.residual)
+    np.testing.assert_array_equal(first.kinematics.facet, again.kinematics.facet)
+    assert (first.J21 != again.J21).nnz == 0
