@@ -74,7 +74,7 @@ def _bad_option(message: str) -> int:
 
 def _bench(args) -> int:
     from .run.bench import SERIES, run_series
-    from .solve.backends import BACKENDS
+    from .solve.backends import CHOICES
 
     names = [s.strip() for s in args.series.split(",") if s.strip()]
     unknown = [n for n in names if n not in SERIES]
@@ -87,9 +87,9 @@ def _bench(args) -> int:
         return _bad_option(f"--scales: not a list of numbers: {args.scales!r}")
     if scales is not None and not all(0 < v < 1e3 for v in scales):
         return _bad_option(f"--scales: factors must be positive, got {args.scales!r}")
-    if args.backend not in ("auto", *BACKENDS):
+    if args.backend not in CHOICES:
         return _bad_option(f"--backend: unknown backend {args.backend!r}; choose one of "
-                                  f"{', '.join(['auto', *BACKENDS])}")
+                                  f"{', '.join(CHOICES)}")
     cases = Path(args.cases)
     missing = [SERIES[n]["case"] for n in names if not (cases / SERIES[n]["case"]).is_file()]
     if missing:

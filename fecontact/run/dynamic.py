@@ -35,6 +35,7 @@ import numpy as np
 from ..analysis.dynamic import DynamicAnalysis
 from ..analysis.dynamic_records import DynamicState
 from ..analysis.energy import EnergyLedger, StepForces
+from ..friction import status_counts
 from ..references.dynamic_metrics import evaluate_dynamic_reference
 from ..visuals.timeplot import plot_time_series
 from .driver import Outcome, RunAnalysis, RunSetup, drive
@@ -241,8 +242,7 @@ class DynamicRun(RunAnalysis):
             self.counted = len(data["t"])
             entry = {
                 "time": st.t, "step": index, "converged": True, "newton_iterations": iterations,
-                "open": int(np.sum(st.status == 0)), "stick": int(np.sum(st.status == 1)),
-                "slip": int(np.sum(st.status == 2)), "energy": current.ledger.as_dict(),
+                **status_counts(st.status)._asdict(), "energy": current.ledger.as_dict(),
                 "iterations": [h.as_dict() for h in history]}
             d = problem.dim
             write(WrittenStep(index=index, state=st, entry=entry, vtu=f"step_{index:05d}.vtu",

@@ -19,11 +19,10 @@ from ..analysis.static import Progress, run_steps
 from ..case.build import Model, build_model
 from ..case.checks import model_findings
 from ..case.schema import CaseError, load_case
+from ..friction import closed
 from ..references.metrics import evaluate_reference
-from ..solve.amg import plain_krylov_solve
 from ..solve.backends import make_backend
-from ..solve.factor import factorize, pinned_stiffness
-from ..solve.projected import KrylovBackend
+from ..solve.factor import factorized_reference_solve
 from . import checkpoint
 from .driver import FailedStep, Outcome, RunAnalysis, RunSetup, drive
 from .folder import WrittenStep
@@ -37,9 +36,11 @@ logger = logging.getLogger(__name__)
 def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
     """Wall time of one plain linear-elastic solve of the same system, from scratch.
 
-    With a Krylov backend, the same preconditioner is set up again and the
+    The backend's :meth:`~fecontact.solve.backends.LinearBackend.reference_solve`:
+    with a Krylov backend, the same preconditioner is set up again and the
     same projected GMRES (without contact) solves to the tolerance of the
-    last Newton step; otherwise the stiffness is factorised and solved once.
+    last Newton step; otherwise the stiffness is factorised and solved once
+    (also without a backend).
 
     Parameters
     ----------
@@ -59,11 +60,10 @@ def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
     rhs = sysm.T.T @ (sysm.external_force(t) - sysm.internal_force(sysm.prescribed(t))) + sysm.coupling_force(t)
     tic = time.perf_counter()
     try:
-        if isinstance(backend, KrylovBackend):
-            plain_krylov_solve(backend.name, backend.matrix, sysm, rhs, model.newton.tolerance)
+        if backend is None:
+            factorized_reference_solve(sysm, rhs)
         else:
-            K, _, _ = pinned_stiffness(sysm)     # bodies held only by contact: pinned rigid modes
-            factorize(K).solve(rhs)
+            backend.reference_solve(rhs)
     except RuntimeError as err:
         logger.info("linear reference solve failed: %s", err)
     return time.perf_counter() - tic
@@ -188,7 +188,7 @@ class StaticRun(RunAnalysis):
         step["reaction"] = problem.system.reactions(
             problem.full_residual(state.u, state.multiplier, state.t, state))
         # closed slave nodes whose master segment/facet changed since the last level
-        step["facet_changes"] = int(np.sum((state.status != 0) & (state.facet != self.previous_facet)))
+        step["facet_changes"] = int(np.sum(closed(state.status) & (state.facet != self.previous_facet)))
         self.previous_facet = state.facet
         return step
 
@@ -293,7 +293,7 @@ class StaticRun(RunAnalysis):
             "setup_factorization": t_setup,
             "contact_solve": contact_solve,
             "linear_reference": linear_ref,
-            "krylov_iterations": getattr(backend, "iterations", None),
+            "krylov_iterations": backend.iterations,
             **model.timings,
             "contact_solve_per_step_over_linear_reference": (
                 contact_solve / n_steps / linear_ref if linear_ref else None),

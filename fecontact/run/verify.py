@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
-from ..solve.operators import kinematic_operator
 
 TOLERANCE = 1e-6
 MEASURES = ("equilibrium", "gap", "pressure", "complementarity", "friction")
