@@ -8,7 +8,7 @@ the contact status of a node is a :class:`Status`.
 """
 
 from .base import (LAWS, RESTUCK, SLIDING, STUCK, FrictionLaw, FrictionResponse, FrictionStart,
-                   FrictionState, cone_response)
+                   FrictionState, TwoCoefficientLaw, cone_response)
 from .batch import FrictionBatch
 from .cone import ConeProjection, coulomb_return_map
 from .coulomb import Coulomb
@@ -27,7 +27,7 @@ from .velocity import VelocityDependent
 OPEN, STICK, SLIP = Status.OPEN, Status.STICK, Status.SLIP
 
 __all__ = ["LAWS", "RESTUCK", "SLIDING", "STUCK", "FrictionLaw", "FrictionResponse",
-           "FrictionStart", "FrictionState", "cone_response", "FrictionBatch", "ConeProjection",
+           "FrictionStart", "FrictionState", "TwoCoefficientLaw", "cone_response", "FrictionBatch", "ConeProjection",
            "coulomb_return_map", "Coulomb", "SmoothIPC", "StaticKinetic", "VelocityDependent",
            "AugmentedNormal", "ContactResidual", "alart_curnier", "augmented_normal",
            "coulomb_residual", "Status", "StatusCounts", "closed", "status_counts",

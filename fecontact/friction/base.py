@@ -239,6 +239,20 @@ class FrictionLaw(ABC):
         return None
 
 
+class TwoCoefficientLaw(FrictionLaw):
+    """A law whose dataclass fields ``mu_s`` (breakaway) and ``mu_k`` (sliding) are its coefficients."""
+
+    @property
+    def static(self) -> float:
+        """``mu_s``."""
+        return self.mu_s
+
+    @property
+    def kinetic(self) -> float:
+        """``mu_k``."""
+        return self.mu_k
+
+
 def concatenate(responses: list) -> FrictionResponse:
     """One response from the responses of consecutive node batches."""
     if len(responses) == 1:

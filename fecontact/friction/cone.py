@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
 @dataclass(frozen=True)
 class ConeProjection:
     """Result of the Coulomb return map for ``m`` nodes, ``q = dim - 1`` tangential components.

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import FrictionLaw, FrictionResponse, FrictionStart
+from .base import FrictionResponse, FrictionStart, TwoCoefficientLaw
 from .smooth import smooth_mu, smooth_mu_f1_over_x, smooth_mu_f2_x_minus_mu_f1_over_x3
 
 
 @dataclass(frozen=True)
-class SmoothIPC(FrictionLaw):
+class SmoothIPC(TwoCoefficientLaw):
     r"""Smooth static-to-kinetic friction (IPC Toolkit), lagged normal force.
 
     .. math::
@@ -43,15 +43,6 @@ class SmoothIPC(FrictionLaw):
     name = "ipc"
     smooth = True
 
-    @property
-    def static(self) -> float:
-        """``mu_s`` (the coefficient below the velocity threshold ``eps_v``)."""
-        return self.mu_s
-
-    @property
-    def kinetic(self) -> float:
-        """``mu_k`` (the coefficient beyond ``eps_v``)."""
-        return self.mu_k
 
     def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """``max(mu_s, mu_k)`` at every node: the bound of ``mu(y)`` over all rates, shape (m,)."""

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import RESTUCK, SLIDING, STUCK, FrictionLaw, FrictionResponse, FrictionStart, cone_response
+from .base import (RESTUCK, SLIDING, STUCK, FrictionResponse, FrictionStart, TwoCoefficientLaw,
+                   cone_response)
 
 
 @dataclass(frozen=True)
-class StaticKinetic(FrictionLaw):
+class StaticKinetic(TwoCoefficientLaw):
     r"""Static/kinetic Coulomb friction, ``mu_s >= mu_k``, with a stick–slip state machine.
 
     State per node at the start of an increment: ``STUCK`` (or never in
@@ -32,15 +33,6 @@ class StaticKinetic(FrictionLaw):
     mu_k: float
     name = "static_kinetic"
 
-    @property
-    def static(self) -> float:
-        """``mu_s``."""
-        return self.mu_s
-
-    @property
-    def kinetic(self) -> float:
-        """``mu_k``."""
-        return self.mu_k
 
     def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
                    start: FrictionStart) -> FrictionResponse:

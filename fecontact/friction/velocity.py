@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import FrictionLaw, FrictionResponse, FrictionStart
+from .base import FrictionResponse, FrictionStart, TwoCoefficientLaw
 from .cone import coulomb_return_map
 
 
@@ -17,7 +17,7 @@ def _rate(slip, dt):
 
 
 @dataclass(frozen=True)
-class VelocityDependent(FrictionLaw):
+class VelocityDependent(TwoCoefficientLaw):
     r"""Rate-dependent Coulomb friction ``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c |v|)``.
 
     ``v = Delta s / dt`` is the slip rate over the increment.  The radius
@@ -42,15 +42,6 @@ class VelocityDependent(FrictionLaw):
     decay: float
     name = "velocity"
 
-    @property
-    def static(self) -> float:
-        """``mu_s`` (the coefficient at rest)."""
-        return self.mu_s
-
-    @property
-    def kinetic(self) -> float:
-        """``mu_k`` (the coefficient at high slip rates)."""
-        return self.mu_k
 
     def rate_coefficient(self, speed: np.ndarray) -> np.ndarray:
         """``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c v)`` for slip rates ``v`` of shape (m,)."""
