@@ -11,6 +11,22 @@ components):
 ``contact_traction``
     (n, 3) traction exerted on the slave surface by the master,
     ``lam_n n + lam_t tau``.
+``contact_normal``
+    (n, 3) unit normal of the master at each slave node's projection,
+    pointing from the master towards the slave (0 off the contact surfaces).
+``contact_tangent1``, ``contact_tangent2``
+    (n, 3) the directions of the tangential traction components (the slip
+    directions of the increment that produced the state); ``contact_tangent2``
+    in 3D only.
+``contact_shear1``, ``contact_shear2``
+    Signed tangential traction along ``contact_tangent1`` and
+    ``contact_tangent2`` (force per area, as Abaqus' CSHEAR1/CSHEAR2);
+    ``contact_shear2`` in 3D only.
+``friction_utilisation``
+    ``|lam_t| / (mu_s lam_n)``: the share of the static friction capacity a
+    node uses (1 at a sliding Coulomb node, ``mu_k / mu_s`` at a node sliding
+    under static/kinetic friction); 0 where the node carries no pressure or
+    its pair is frictionless.
 ``gap``
     Normal gap at slave nodes (0 elsewhere).
 ``slip``
@@ -97,6 +113,18 @@ def point_data(problem: ContactProblem, state: StepState) -> dict:
     slip[nodes] = _pad3(state.slip)
     status[nodes] = state.status
     friction[nodes] = state.friction
+    normal = np.zeros((n_nodes, 3))
+    normal[nodes] = _pad3(state.normal)
+    shear = {}
+    for a in range(dim - 1):
+        direction = np.zeros((n_nodes, 3))
+        direction[nodes] = _pad3(state.multiplier_basis[:, a])
+        component = np.zeros(n_nodes)
+        component[nodes] = state.multiplier[:, 1 + a]
+        shear[f"contact_tangent{a + 1}"] = direction
+        shear[f"contact_shear{a + 1}"] = component
+    utilisation = np.zeros(n_nodes)
+    utilisation[nodes] = friction_utilisation(problem, state)
     sysm = problem.system
     vm = np.concatenate([body_von_mises(b, state.u[sysm.body_dofs(i)])
                          for i, b in enumerate(sysm.bodies)])
@@ -104,8 +132,24 @@ def point_data(problem: ContactProblem, state: StepState) -> dict:
     slave = np.zeros(n_nodes, dtype=np.int32)
     slave[nodes] = 1
     return {"displacement": _pad3(state.u.reshape(-1, dim)), "contact_pressure": pressure,
-            "contact_traction": traction, "gap": gap, "slip": slip, "contact_status": status,
-            "friction_state": friction, "von_mises": vm, "body": body, "slave": slave}
+            "contact_traction": traction, "contact_normal": normal, **shear,
+            "friction_utilisation": utilisation, "gap": gap, "slip": slip,
+            "contact_status": status, "friction_state": friction, "von_mises": vm, "body": body,
+            "slave": slave}
+
+
+def friction_utilisation(problem: ContactProblem, state: StepState) -> np.ndarray:
+    """``|lam_t| / (mu_s lam_n)`` of every slave node, shape (m,).
+
+    ``mu_s`` is the static coefficient of the node's pair
+    (:attr:`fecontact.friction.base.FrictionLaw.static`); nodes without
+    pressure, or of frictionless pairs, get 0.
+    """
+    static = np.concatenate([np.full(p.n_nodes, p.friction.static) for p in problem.pairs]) \
+        if problem.pairs else np.zeros(0)
+    capacity = static * state.multiplier[:, 0]
+    shear = np.linalg.norm(state.multiplier[:, 1:], axis=1)
+    return np.divide(shear, capacity, out=np.zeros_like(shear), where=capacity > 0.0)
 
 
 def write_vtu(path: Path, problem: ContactProblem, state: StepState,
