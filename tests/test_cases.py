@@ -323,3 +323,22 @@ def test_loaded_sliding_nodes_without_friction_do_not_grow_in_number(results):
     """Regression bound on the figure the xfail above measures."""
     util, status, loaded = _utilisation(results)
     assert np.sum(loaded & (status == 2) & (util < 1.0 - 1e-6)) <= FRICTIONLESS_SLIDING_NODES
+
+
+def test_pair_resultants_balance_the_supports_and_match_hertz(results):
+    """hertz2d: the contact force on the disc balances its support reactions (no other load),
+    the symmetric pressure has no moment about the disc's axis, and the contact length is 2a."""
+    r = results("hertz2d")
+    (pair,) = r.summary["pairs"]
+    reactions = np.sum([v for v in r.summary["reaction"].values()], axis=0)[:2]
+    force = np.asarray(pair["force"])
+    np.testing.assert_allclose(force + reactions, 0.0, atol=1e-10 * np.abs(force).max())
+    assert force[1] > 0
+    half_width = r.summary["metrics"]["contact_half_width"]["reference"]
+    assert abs(pair["moment"][2]) < 1e-3 * force[1] * half_width
+    element = r.summary["metrics"]["element_size_at_contact"]["value"]
+    assert abs(pair["area"] - 2 * half_width) <= 2 * element
+    assert pair["open"] + pair["stick"] + pair["slip"] == r.model.problem.n_contact
+    assert pair["max_pressure"] == pytest.approx(float(r.state.multiplier[:, 0].max()), rel=1e-12)
+    # the result object holds the same resultants
+    np.testing.assert_allclose(r.pairs[0].force, force, rtol=1e-12)

@@ -80,7 +80,7 @@ def test_dynamic_run_without_a_static_start_keeps_its_key_order(tmp_path):
     r = run(CASES / "incline_dynamic.toml", tmp_path, ['dynamics.initial="static"'])
     text = (tmp_path / "summary.json").read_text()
     keys = list(json.loads(text))
-    assert keys[keys.index("steps"):] == ["steps", "reason", "time_series", "timings",
+    assert keys[keys.index("steps"):] == ["steps", "reason", "time_series", "pairs", "timings",
                                           "max_newton_iterations_per_step"]
     assert list(r.summary) == keys and r.summary["converged"] is False
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis.contact_results import pair_results
 from ..analysis.dynamic import DynamicAnalysis
 from ..analysis.dynamic_records import DynamicState
 from ..analysis.energy import EnergyLedger, StepForces
@@ -297,11 +298,12 @@ class DynamicRun(RunAnalysis):
         Returns
         -------
         dict
-            ``time_series``, ``timings``, ``max_newton_iterations_per_step`` and,
-            once a time step is recorded, ``energy``.
+            ``time_series``, ``pairs``, ``timings``, ``max_newton_iterations_per_step``
+            and, once a time step is recorded, ``energy``.
         """
         data = self.series.data
         out = {"time_series": data,
+                  "pairs": [p.as_dict() for p in pair_results(self.model.problem, state)],
                   "timings": {"total": elapsed,
                               "linear_solve": self.analysis.timings["linear_solve"],
                               "contact": self.analysis.timings["contact"]},

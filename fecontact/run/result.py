@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.contact_results import pair_results
 from ..case.build import Model
 from ..solve.state import StepState
 from . import checkpoint
@@ -31,6 +32,16 @@ class RunResult:
     state: StepState
     summary: dict
     out_dir: Path
+
+    @property
+    def converged(self) -> bool:
+        """Whether the run finished and its final state passed the independent check."""
+        return bool(self.summary.get("converged", False))
+
+    @property
+    def pairs(self) -> tuple:
+        """Per-pair resultants of the final state (:func:`fecontact.analysis.contact_results.pair_results`)."""
+        return pair_results(self.model.problem, self.state)
 
 
 def written_state(out: Path, case: dict, problem, state):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis.contact_results import pair_results
 from ..analysis.static import Progress, run_steps
 from ..case.build import Model, build_model
 from ..case.checks import model_findings
@@ -276,7 +277,7 @@ class StaticRun(RunAnalysis):
         Returns
         -------
         dict
-            ``timings``, ``reaction`` and ``max_newton_iterations_per_increment``.
+            ``timings``, ``reaction``, ``pairs`` and ``max_newton_iterations_per_increment``.
         """
         model, problem, backend, t_setup = self.model, self.problem, self.backend, self.setup_seconds
         # the reference solve factorises the stiffness again: not when asked to stop
@@ -299,6 +300,7 @@ class StaticRun(RunAnalysis):
                 contact_solve / n_steps / linear_ref if linear_ref else None),
         }
         return {"timings": timings, "reaction": reaction,
+                "pairs": [p.as_dict() for p in pair_results(problem, state)],
                 "max_newton_iterations_per_increment": max(
                     (n for st in steps for n in st.get("increment_iterations", [])), default=0)}
 

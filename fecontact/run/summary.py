@@ -9,13 +9,13 @@ static
     ``case``, ``case_file``, ``analysis``, ``dim``, ``dofs``,
     ``reduced_dofs``, ``contact_nodes``, ``backend``, ``overrides``,
     ``converged``, ``steps``, ``restarts``, ``reason``, ``timings``,
-    ``reaction``, ``max_newton_iterations_per_increment``, ``check``,
-    ``metrics``
+    ``reaction``, ``pairs``, ``max_newton_iterations_per_increment``,
+    ``check``, ``metrics``
 dynamic
     ``case``, ..., ``contact_nodes``, ``overrides``, ``integrator``, ``dt``,
     ``t_end``, ``contact_mass``, ``project_velocities``, ``converged``,
     ``steps``, ``restarts``, ``time_series``, ``energy``, ``reason``,
-    ``check``, ``metrics``, ``timings``, ``max_newton_iterations_per_step``
+    ``pairs``, ``check``, ``metrics``, ``timings``, ``max_newton_iterations_per_step``
 
 Fields that are ``None`` are left out (``restarts`` of a run never
 restarted, ``reason`` of a converged run, the conclusion while the run goes
@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 HEAD = ("case", "case_file", "analysis", "dim", "dofs", "reduced_dofs", "contact_nodes")
 SERIES = ("time_series", "energy")
 CONCLUSION = {
-    "static": ("timings", "reaction", "max_newton_iterations_per_increment", "check", "metrics"),
-    "dynamic": ("check", "metrics", "timings", "max_newton_iterations_per_step"),
+    "static": ("timings", "reaction", "pairs", "max_newton_iterations_per_increment", "check",
+               "metrics"),
+    "dynamic": ("pairs", "check", "metrics", "timings", "max_newton_iterations_per_step"),
 }
 
 
@@ -104,6 +105,10 @@ class RunSummary:
         Wall times (seconds) and solver counts.
     reaction : dict or None
         Reaction forces of the final state per support (static runs).
+    pairs : list of dict or None
+        Per contact pair of the final state: resultant force and moment,
+        contact area, peak pressure, open/stick/slip counts
+        (:class:`fecontact.analysis.contact_results.PairResult`).
     max_newton_iterations_per_increment : int or None
         Largest Newton count of one load increment (static runs).
     check : dict or None
@@ -135,6 +140,7 @@ class RunSummary:
     reason: str | None = None
     timings: dict | None = None
     reaction: dict | None = None
+    pairs: list | None = None
     max_newton_iterations_per_increment: int | None = None
     check: dict | None = None
     metrics: dict | None = None
