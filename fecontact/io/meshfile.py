@@ -5,8 +5,12 @@ A Gmsh mesh may be linear or quadratic (``triangle6``, ``tetra10``,
 built from the element *vertices*; the element of the case (``P1``, ``P2``,
 ``Q1``) then defines the unknowns, so a quadratic Gmsh mesh run with ``P2``
 places its edge nodes at the straight-edge midpoints (Gmsh's curved midside
-positions are not used).  Physical groups of dimension ``dim - 1`` become
-named boundaries, matched to the mesh facets by their vertices.
+positions are not used).  The vertices of an element are put in scikit-fem's
+local order by scikit-fem's own reader (:func:`skfem.io.meshio.from_meshio`;
+it differs from the Gmsh/VTK order for hexahedra), and the elements are
+oriented as the generators orient them: triangles counter-clockwise,
+hexahedra with positive Jacobian.  Physical groups of dimension ``dim - 1``
+become named boundaries, matched to the mesh facets by their vertices.
 """
 
 from __future__ import annotations
@@ -16,13 +20,16 @@ from pathlib import Path
 import numpy as np
 import skfem
 
-# cell type -> (dimension, number of vertices, skfem mesh type)
+from ..mesh.quality import corner_jacobians
+
+# cell type -> (dimension, number of vertices, meshio type of its vertices); the vertices of a
+# quadratic cell come first, in the order of the linear cell
 _VOLUME = {
-    "triangle": (2, 3, skfem.MeshTri1), "triangle6": (2, 3, skfem.MeshTri1),
-    "quad": (2, 4, skfem.MeshQuad1), "quad8": (2, 4, skfem.MeshQuad1), "quad9": (2, 4, skfem.MeshQuad1),
-    "tetra": (3, 4, skfem.MeshTet1), "tetra10": (3, 4, skfem.MeshTet1),
-    "hexahedron": (3, 8, skfem.MeshHex1), "hexahedron20": (3, 8, skfem.MeshHex1),
-    "hexahedron27": (3, 8, skfem.MeshHex1),
+    "triangle": (2, 3, "triangle"), "triangle6": (2, 3, "triangle"),
+    "quad": (2, 4, "quad"), "quad8": (2, 4, "quad"), "quad9": (2, 4, "quad"),
+    "tetra": (3, 4, "tetra"), "tetra10": (3, 4, "tetra"),
+    "hexahedron": (3, 8, "hexahedron"), "hexahedron20": (3, 8, "hexahedron"),
+    "hexahedron27": (3, 8, "hexahedron"),
 }
 _FACET = {"line": 2, "line3": 2, "triangle": 3, "triangle6": 3, "quad": 4, "quad8": 4, "quad9": 4}
 
@@ -60,6 +67,9 @@ def load_mesh(path) -> skfem.Mesh:
         No 2D or 3D elements, mixed element types, or a physical group whose
         facets are not boundary facets of the mesh.
     """
+    import meshio
+    from skfem.io.meshio import from_meshio
+
     path = Path(path)
     mesh = read(path)
     volume = [b for b in mesh.cells if b.type in _VOLUME]
@@ -71,20 +81,43 @@ def load_mesh(path) -> skfem.Mesh:
     if len(kinds) > 1:
         raise MeshFileError("mixed element types (" + ", ".join(sorted({b.type for b in volume}))
                             + "); use one element type per body")
-    mesh_type = kinds.pop()
+    cell_type = kinds.pop()
     nv = _VOLUME[volume[0].type][1]
-    t = np.vstack([b.data[:, :nv] for b in volume]).T
+    t = np.vstack([b.data[:, :nv] for b in volume])
     used = np.unique(t)
     renumber = np.full(mesh.points.shape[0], -1)
     renumber[used] = np.arange(used.size)
-    p = mesh.points[used, :dim].T
+    p = mesh.points[used, :dim]
     if dim == 2 and mesh.points.shape[1] == 3 and np.ptp(mesh.points[used, 2]) > 0:
         raise MeshFileError("2D elements that are not in the plane z = const")
-    skmesh = mesh_type(np.ascontiguousarray(p, dtype=float), np.ascontiguousarray(renumber[t]))
-    if mesh_type is skfem.MeshTri1:
+    # scikit-fem's reader puts the vertices of each element in scikit-fem's local order
+    # (meshio keeps the Gmsh/VTK order, which differs for hexahedra)
+    skmesh = from_meshio(meshio.Mesh(np.ascontiguousarray(p, dtype=float),
+                                     [(cell_type, np.ascontiguousarray(renumber[t]))]))
+    if isinstance(skmesh, skfem.MeshTri1):
         skmesh = skmesh.oriented()  # counter-clockwise triangles
+    elif isinstance(skmesh, skfem.MeshHex1):
+        skmesh = _positive_hexahedra(skmesh)
     boundaries = _physical_boundaries(mesh, skmesh, renumber, dim)
     return skmesh.with_boundaries(boundaries) if boundaries else skmesh
+
+
+def _positive_hexahedra(mesh: skfem.MeshHex1) -> skfem.MeshHex1:
+    """The hexahedra of ``mesh`` with negative volume mirrored (reference x and y exchanged).
+
+    scikit-fem's reference hexahedron is left-handed in its vertex order, so
+    a right-handed Gmsh hexahedron comes out of scikit-fem's reader with a
+    negative Jacobian at every corner (as ``MeshHex1.init_tensor`` makes
+    them); :func:`fecontact.mesh.box` orients its hexahedra the same way.
+    """
+    ref = type(mesh).init_refdom().p                           # (3, 8) reference vertices
+    swapped = ref[[1, 0, 2]]
+    mirror = [int(np.flatnonzero(np.all(ref == swapped[:, [i]], axis=0))[0]) for i in range(8)]
+    flip = corner_jacobians(mesh).sum(axis=1) < 0
+    if not np.any(flip):
+        return mesh
+    t = np.where(flip, mesh.t[mirror], mesh.t)
+    return type(mesh)(mesh.p, np.ascontiguousarray(t))
 
 
 def _physical_boundaries(mesh, skmesh, renumber, dim) -> dict:
