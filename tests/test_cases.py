@@ -342,3 +342,16 @@ def test_pair_resultants_balance_the_supports_and_match_hertz(results):
     assert pair["max_pressure"] == pytest.approx(float(r.state.multiplier[:, 0].max()), rel=1e-12)
     # the result object holds the same resultants
     np.testing.assert_allclose(r.pairs[0].force, force, rtol=1e-12)
+
+
+def test_coupling_displacements_are_reported(results):
+    """cattaneo2d: every node of a force-controlled coupling moves by the reported displacement,
+    in the direction of the coupling's force."""
+    r = results("cattaneo2d")
+    reported = r.summary["coupling_displacement"]
+    sysm = r.model.problem.system
+    assert set(reported) == {cp.name for cp in sysm.couplings}
+    for cp in sysm.couplings:
+        dofs = sysm.node_dofs(sysm.global_nodes(cp.body, cp.nodes))[:, cp.component]
+        np.testing.assert_allclose(r.state.u[dofs], reported[cp.name], rtol=1e-12)
+        assert np.sign(reported[cp.name]) == np.sign(cp.force * cp.amplitude(r.state.t))

@@ -392,6 +392,25 @@ class BulkSystem:
             f[col] += cp.force * cp.amplitude(t)
         return f
 
+    def coupling_displacements(self, u: np.ndarray) -> dict:
+        """The common displacement component of each coupling's nodes, by coupling name.
+
+        Parameters
+        ----------
+        u : ndarray, shape (n,)
+            Full displacement.
+
+        Returns
+        -------
+        dict
+            ``{name: displacement}``; couplings sharing a name report the mean.
+        """
+        values: dict = {}
+        for cp in self.couplings:
+            dofs = self.node_dofs(self.global_nodes(cp.body, cp.nodes))[:, cp.component]
+            values.setdefault(cp.name, []).append(float(np.mean(u[dofs])))
+        return {name: float(np.mean(v)) for name, v in values.items()}
+
     def reactions(self, residual_full: np.ndarray) -> dict:
         """Total support reaction (3 components) per Dirichlet condition name.
 

@@ -303,6 +303,8 @@ class DynamicRun(RunAnalysis):
         """
         data = self.series.data
         out = {"time_series": data,
+                  "coupling_displacement":
+                      self.model.problem.system.coupling_displacements(state.u) or None,
                   "pairs": [p.as_dict() for p in pair_results(self.model.problem, state)],
                   "timings": {"total": elapsed,
                               "linear_solve": self.analysis.timings["linear_solve"],

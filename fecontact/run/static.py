@@ -300,6 +300,7 @@ class StaticRun(RunAnalysis):
                 contact_solve / n_steps / linear_ref if linear_ref else None),
         }
         return {"timings": timings, "reaction": reaction,
+                "coupling_displacement": problem.system.coupling_displacements(state.u) or None,
                 "pairs": [p.as_dict() for p in pair_results(problem, state)],
                 "max_newton_iterations_per_increment": max(
                     (n for st in steps for n in st.get("increment_iterations", [])), default=0)}

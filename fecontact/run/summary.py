@@ -9,13 +9,14 @@ static
     ``case``, ``case_file``, ``analysis``, ``dim``, ``dofs``,
     ``reduced_dofs``, ``contact_nodes``, ``backend``, ``overrides``,
     ``converged``, ``steps``, ``restarts``, ``reason``, ``timings``,
-    ``reaction``, ``pairs``, ``max_newton_iterations_per_increment``,
-    ``check``, ``metrics``
+    ``reaction``, ``coupling_displacement``, ``pairs``,
+    ``max_newton_iterations_per_increment``, ``check``, ``metrics``
 dynamic
     ``case``, ..., ``contact_nodes``, ``overrides``, ``integrator``, ``dt``,
     ``t_end``, ``contact_mass``, ``project_velocities``, ``converged``,
     ``steps``, ``restarts``, ``time_series``, ``energy``, ``reason``,
-    ``pairs``, ``check``, ``metrics``, ``timings``, ``max_newton_iterations_per_step``
+    ``coupling_displacement``, ``pairs``, ``check``, ``metrics``, ``timings``,
+    ``max_newton_iterations_per_step``
 
 Fields that are ``None`` are left out (``restarts`` of a run never
 restarted, ``reason`` of a converged run, the conclusion while the run goes
@@ -31,9 +32,10 @@ from dataclasses import dataclass, field
 HEAD = ("case", "case_file", "analysis", "dim", "dofs", "reduced_dofs", "contact_nodes")
 SERIES = ("time_series", "energy")
 CONCLUSION = {
-    "static": ("timings", "reaction", "pairs", "max_newton_iterations_per_increment", "check",
-               "metrics"),
-    "dynamic": ("pairs", "check", "metrics", "timings", "max_newton_iterations_per_step"),
+    "static": ("timings", "reaction", "coupling_displacement", "pairs",
+               "max_newton_iterations_per_increment", "check", "metrics"),
+    "dynamic": ("coupling_displacement", "pairs", "check", "metrics", "timings",
+                "max_newton_iterations_per_step"),
 }
 
 
@@ -105,6 +107,9 @@ class RunSummary:
         Wall times (seconds) and solver counts.
     reaction : dict or None
         Reaction forces of the final state per support (static runs).
+    coupling_displacement : dict or None
+        Displacement of each force-controlled coupling at the final state
+        (absent for models without couplings).
     pairs : list of dict or None
         Per contact pair of the final state: resultant force and moment,
         contact area, peak pressure, open/stick/slip counts
@@ -140,6 +145,7 @@ class RunSummary:
     reason: str | None = None
     timings: dict | None = None
     reaction: dict | None = None
+    coupling_displacement: dict | None = None
     pairs: list | None = None
     max_newton_iterations_per_increment: int | None = None
     check: dict | None = None
