@@ -206,6 +206,39 @@ def main(argv=None) -> int:
         return _main(args)
 
 
+def _static_summary_line(s: dict, out_dir) -> str:
+    """The one-line summary of a finished static run.
+
+    A run stopped by a level that did not converge says which level failed, after how many
+    cutbacks and Newton iterations, and the last load in equilibrium; the Newton maximum
+    and the timing ratio of converged runs are left out (they would describe the cutback
+    attempts, or nothing when the first level failed).
+    """
+    t = s["timings"]
+    steps = s.get("steps", [])
+    failed = next((i for i, st in enumerate(steps) if not st.get("converged", True)), None)
+    if not s["converged"] and failed is not None:
+        st = steps[failed]
+        reached = st.get("reached")
+        last = (f"last equilibrium at load {reached:.6g}" if reached is not None
+                else "no equilibrium beyond the previous level")
+        return (f"{s['case']}: FAILED at step {failed + 1} (load {st['load']:.6g}): no convergence "
+                f"after {st.get('cutbacks', 0)} cutbacks and {st.get('newton_iterations', 0)} "
+                f"Newton iterations, {last}; {failed} steps converged before it, {s['dofs']} DOFs, "
+                f"{t['total']:.2f} s; results in {out_dir}")
+    if s["converged"]:
+        status = "converged"
+    elif s.get("check", {}).get("passed") is False:
+        status = "NOT converged (the final state fails the independent residual check)"
+    else:
+        status = "NOT converged"
+    ratio = t.get("contact_solve_per_step_over_linear_reference")
+    ratio = f" (contact solve/step / linear solve = {ratio:.2f})" if ratio is not None else ""
+    return (f"{s['case']}: {status}, {s['dofs']} DOFs, {len(steps)} steps, max "
+            f"{s['max_newton_iterations_per_increment']} Newton iterations per increment, "
+            f"{t['total']:.2f} s{ratio}; results in {out_dir}")
+
+
 def _main(args) -> int:
     if args.command == "plot":
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
@@ -259,10 +292,7 @@ def _main(args) -> int:
               f"error {s.get('energy', {}).get('max_balance_error_relative', 0.0):.2e}, "
               f"{t['total']:.2f} s; results in {result.out_dir}")
     else:
-        print(f"{s['case']}: {status}, {s['dofs']} DOFs, "
-              f"{len(s['steps'])} steps, max {s['max_newton_iterations_per_increment']} Newton "
-              f"iterations per increment, {t['total']:.2f} s (contact solve/step / linear solve = "
-              f"{t['contact_solve_per_step_over_linear_reference']:.2f}); results in {result.out_dir}")
+        print(_static_summary_line(s, result.out_dir))
     if s.get("metrics") and not args.quiet:
         print(_format_metrics(s["metrics"]))
     if not args.quiet:

@@ -443,3 +443,48 @@ def test_dynamic_run_restarts_to_the_uninterrupted_time_series(capsys, tmp_path)
         return np.asarray(x, float).ravel()
     for key, series in a["time_series"].items():
         assert np.array_equal(flat(series), flat(b["time_series"][key])), key
+
+
+# -- the final messages of a failed run -----------------------------------------------------
+def _summary_line(out: str) -> str:
+    lines = [line for line in out.splitlines() if "results in" in line]
+    assert len(lines) == 1, out
+    return lines[0]
+
+
+def test_failed_run_summary_line_names_the_failed_step(capsys, case_file, tmp_path):
+    """Lift-off fails in the first level, the overloaded Cattaneo case in its eighth: the line says so."""
+    path = case_file(BLOCK.replace("body_force = [1.0, -10.0]", "body_force = [1.0, 5.0]"))
+    code, out, _ = cli(capsys, "run", path, "--out", tmp_path / "lift", "--quiet")
+    assert code == EXIT_FAILED
+    line = _summary_line(out)
+    assert "FAILED at step 1 (load 0.333333)" in line and "cutbacks" in line, line
+    assert "max 0 Newton iterations" not in line and "contact solve/step" not in line, line
+    assert "0 steps converged before it" in line, line
+
+    code, out, _ = cli(capsys, "run", CATTANEO, "--out", tmp_path / "over", *OVERLOAD)
+    assert code == EXIT_FAILED
+    line = _summary_line(out)
+    assert "FAILED at step 8 (load 1.8)" in line and "7 steps converged before it" in line, line
+    assert "last equilibrium at load 1.65" in line, line
+    assert "Newton iterations per increment" not in line and "contact solve/step" not in line, line
+
+
+def test_grid_of_a_folder_without_vtu_says_why(capsys, case_file, tmp_path):
+    """No VTU because the run failed before its first output: ``output.vtu`` is not blamed."""
+    pytest.importorskip("pyvista")
+    from fecontact.visuals.results import to_grid
+
+    path = case_file(BLOCK.replace("body_force = [1.0, -10.0]", "body_force = [1.0, 5.0]"))
+    cli(capsys, "run", path, "--out", tmp_path / "lift", "--quiet")
+    with pytest.raises(FileNotFoundError) as err:
+        to_grid(tmp_path / "lift")
+    message = str(err.value)
+    assert "output.vtu" not in message and "failed in its first step" in message, message
+    assert "touches none of its contacts" in message, message
+    # switched off by the user: then, and only then, the setting is named
+    code, _, _ = cli(capsys, "run", case_file(BLOCK, "ok.toml"), "--out", tmp_path / "off", "--quiet",
+                     "--set", "output.vtu=false")
+    assert code == 0
+    with pytest.raises(FileNotFoundError, match=r"output\.vtu = false"):
+        to_grid(tmp_path / "off")

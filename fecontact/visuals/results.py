@@ -99,9 +99,52 @@ def to_grid(source, step: int = -1):
     _quiet_vtk()
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
     if not folder.steps:
-        raise FileNotFoundError(f"{folder.path}: no VTU files (the run had output.vtu = false)")
+        raise FileNotFoundError(f"{folder.path}: {why_no_vtu(folder)}")
     grid = pv.read(folder.steps[step][1])
     return grid
+
+
+def why_no_vtu(folder: ResultFolder) -> str:
+    """Why a result folder has no VTU series, from its ``summary.json`` and the case it names.
+
+    ``output.vtu = false`` is blamed only when the overrides or the case file say so; a run
+    that failed before its first output level, or that records no step, is described as such.
+    """
+    s = folder.summary
+    if _vtu_switched_off(s, folder.path):
+        return "no VTU files: the run had VTU output switched off (output.vtu = false)"
+    steps = s.get("steps", [])
+    written = [st for st in steps if st.get("converged", True)]
+    if not s.get("converged", True) and not written:
+        reason = s.get("reason")
+        at = f" (load {steps[0]['load']:.6g})" if steps and "load" in steps[0] else ""
+        return (f"no VTU files: the run failed in its first step{at}, before its first output"
+                + (f": {reason}" if reason else ""))
+    if not steps:
+        return "no VTU files: summary.json records no output step"
+    return (f"no VTU files, though summary.json records {len(written)} output steps "
+            f"(the files were removed or moved)")
+
+
+def _vtu_switched_off(summary: dict, path: Path) -> bool:
+    """``output.vtu = false`` in the run's overrides or, failing those, in its case file."""
+    for item in summary.get("overrides", []) or []:
+        key, _, value = str(item).partition("=")
+        if key.strip() == "output.vtu":
+            return value.strip().lower() in ("false", "0", "no")
+    case_file = summary.get("case_file")
+    if not case_file:
+        return False
+    import tomllib
+
+    for candidate in (Path(case_file), path / case_file):
+        try:
+            case = tomllib.loads(candidate.read_text())
+        except (OSError, ValueError):
+            continue
+        output = case.get("output", {})
+        return isinstance(output, dict) and output.get("vtu", True) is False
+    return False
 
 
 def _quiet_vtk() -> None:
