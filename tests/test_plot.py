@@ -89,3 +89,69 @@ def test_3d_contact_patch_is_rendered(tmp_path):
     assert "contact_patch.png" in names and "contact_profile.png" in names
     for p in paths:
         _not_blank(p)
+
+
+def test_screenshot_in_a_script_needs_no_off_screen_argument(hertz, tmp_path):
+    from fecontact.visuals.traction import traction_field
+
+    plotter = traction_field(hertz, "contact_pressure")
+    assert plotter.off_screen
+    path = tmp_path / "default.png"
+    plotter.screenshot(str(path))
+    plotter.close()
+    _not_blank(path)
+
+
+def test_unknown_scalars_name_lists_the_valid_ones(hertz):
+    from fecontact.visuals.traction import traction_field
+
+    with pytest.raises(ValueError) as err:
+        traction_field(hertz, "contact_presure")
+    message = str(err.value)
+    assert "'contact_presure'" in message and "\n" not in message
+    for name in ("contact_pressure", "tangential_traction", "contact_status", "gap"):
+        assert name in message
+
+
+@pytest.fixture(scope="module")
+def cattaneo(tmp_path_factory):
+    """Coarse Cattaneo-Mindlin: stick and slip zones, tangential traction at every contact node."""
+    out = tmp_path_factory.mktemp("cattaneo2d")
+    return run(CASES / "cattaneo2d.toml", out, ["bodies.0.mesh.h_contact=0.1",
+                                                 "bodies.1.mesh.h_contact=0.1"])
+
+
+def test_tangential_view_draws_the_tangential_traction(cattaneo):
+    """Arrows of the ``tangential_traction`` view: orthogonal to the contact normal of the solution."""
+    from scipy.spatial import cKDTree
+
+    from fecontact.io.output import slave_global_nodes
+    from fecontact.visuals.traction import traction_field
+
+    problem, state = cattaneo.model.problem, cattaneo.state
+    nodes = slave_global_nodes(problem)
+    dim = problem.dim
+    deformed_nodes = (problem.X + state.u.reshape(-1, dim).T)[:, nodes].T
+    plotter = traction_field(cattaneo, "tangential_traction")
+    arrows = plotter.actors["traction_arrows"].mapper.dataset
+    points = np.asarray(arrows.field_data["arrow_points"])[:, :dim]
+    vectors = np.asarray(arrows.field_data["arrow_vectors"])[:, :dim]
+    plotter.close()
+    distance, k = cKDTree(deformed_nodes).query(points)
+    assert distance.max() < 1e-9
+    normal = state.normal[k]
+    length = np.linalg.norm(vectors, axis=1)
+    assert len(length) > 5 and length.min() > 0.0
+    # the solver's own tangent basis is orthogonal to its normal to |tau . n| < 1e-3 (the
+    # multiplier basis and the normal are not evaluated at the very same configuration): the
+    # arrows are as tangential as that, where the whole traction's have a normal part ~ |t|
+    assert np.abs(np.einsum("mqd,md->mq", state.multiplier_basis, state.normal)).max() < 1e-3
+    assert (np.abs(np.sum(vectors * normal, axis=1)) / length).max() < 1e-3
+    plotter = traction_field(cattaneo, "contact_pressure")
+    whole = np.asarray(plotter.actors["traction_arrows"].mapper.dataset.field_data["arrow_vectors"])[:, :dim]
+    plotter.close()
+    assert (np.abs(np.sum(whole * normal, axis=1)) / np.linalg.norm(whole, axis=1)).min() > 0.9
+    # and they point along the solver's tangential traction, lam_t tau
+    tangential = np.einsum("mq,mqd->md", state.multiplier[k, 1:], state.multiplier_basis[k])
+    cos = np.sum(vectors * tangential, axis=1) / (length * np.linalg.norm(tangential, axis=1))
+    assert cos.min() > 1 - 1e-5

@@ -63,7 +63,7 @@ def _match_points(grid, part) -> np.ndarray:
 
 
 def traction_field(source, scalars: str = "contact_pressure", step: int = -1, scale=None,
-                   glyphs: bool = True, off_screen: bool | None = None, from_master_side=False,
+                   glyphs: bool = True, off_screen: bool = True, from_master_side=False,
                    zoom_contact: bool = True, window_size=(1200, 900)):
     """Deformed bodies and the contact surface coloured by ``scalars``, with traction arrows.
 
@@ -71,8 +71,19 @@ def traction_field(source, scalars: str = "contact_pressure", step: int = -1, sc
     ----------
     source : result folder path, ResultFolder or RunResult
     scalars : str
-        Point field on the contact surface: ``contact_pressure``,
-        ``tangential_traction`` (magnitude), ``contact_status``, ``gap``, ...
+        Point field on the contact surface: any point-data array of the VTU
+        (``contact_pressure``, ``contact_status``, ``gap``, ...) or
+        ``tangential_traction`` (magnitude).  With ``tangential_traction`` the
+        arrows are the tangential traction ``t - p n``
+        (:func:`tangential_traction_vectors`), otherwise the whole traction.
+    glyphs : bool
+        Draw the traction arrows.
+    off_screen : bool
+        True (default): the plotter renders without a window, so
+        ``plotter.screenshot("f.png")`` works in a plain script and on a
+        machine without a display, and ``show()`` in a notebook shows the
+        picture.  False: ``show()`` opens an interactive window (needs a
+        display).
     scale : float, optional
         Displacement magnification (default 1: the contact as computed).
     from_master_side : bool
@@ -83,11 +94,20 @@ def traction_field(source, scalars: str = "contact_pressure", step: int = -1, sc
     Returns
     -------
     pyvista.Plotter
+
+    Raises
+    ------
+    ValueError
+        When ``scalars`` is not one of the point fields; the message lists them.
     """
     import pyvista as pv
 
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
     grid = with_tangential_traction(to_grid(folder, step))
+    valid = sorted(name for name in grid.point_data.keys() if not name.startswith("vtk"))
+    if scalars not in valid:
+        raise ValueError(f"scalars {scalars!r} is not a point field of the result; "
+                         f"valid names: {', '.join(valid)}")
     dim = folder.dim
     warped = deformed(grid, 1.0 if scale is None else scale)
     plotter = pv.Plotter(off_screen=off_screen, window_size=window_size)
@@ -109,7 +129,8 @@ def traction_field(source, scalars: str = "contact_pressure", step: int = -1, sc
         else:
             plotter.add_mesh(contact, show_edges=True, edge_color="gray", **kwargs)
         if glyphs:
-            _add_traction_arrows(plotter, contact, grid)
+            _add_traction_arrows(plotter, contact, grid, dim,
+                                 tangential=scalars == "tangential_traction")
     if dim == 2:
         plotter.view_xy()
         if zoom_contact and contact is not None:
@@ -137,14 +158,20 @@ def _zoom_to(plotter, part) -> None:
     plotter.camera.parallel_scale = max(half, 1e-12)
 
 
-def _add_traction_arrows(plotter, contact, grid, max_arrows: int = 60) -> None:
+def _add_traction_arrows(plotter, contact, grid, dim: int, tangential: bool = False,
+                         max_arrows: int = 60) -> None:
     """Arrows of the traction on the slave surface at (at most ``max_arrows``) loaded nodes.
 
-    The longest arrow is a fifth of the extent of the loaded zone.
+    ``tangential``: arrows of the tangential traction (:func:`tangential_traction_vectors`).
+    The longest arrow is a fifth of the extent of the loaded zone.  The glyph mesh (actor
+    ``traction_arrows``) keeps the arrow origins and vectors as field data ``arrow_points``
+    and ``arrow_vectors``.
     """
     import pyvista as pv
 
-    traction = contact.point_data["contact_traction"]
+    traction = np.asarray(contact.point_data["contact_traction"], dtype=float)
+    if tangential:
+        traction = tangential_traction_vectors(contact, dim)
     magnitude = np.linalg.norm(traction, axis=1)
     loaded = np.flatnonzero(magnitude > 0.0)
     if loaded.size == 0:
@@ -157,8 +184,69 @@ def _add_traction_arrows(plotter, contact, grid, max_arrows: int = 60) -> None:
     cloud = pv.PolyData(points)
     cloud.point_data["arrows"] = traction[loaded] / magnitude.max() * 0.2 * extent
     arrows = cloud.glyph(orient="arrows", scale="arrows", factor=1.0, geom=_arrow())
-    plotter.add_mesh(arrows, color="black")
+    arrows.field_data["arrow_points"] = points
+    arrows.field_data["arrow_vectors"] = cloud.point_data["arrows"]
+    plotter.add_mesh(arrows, color="black", name="traction_arrows")
 
+
+def surface_normals(contact, dim: int) -> np.ndarray:
+    """Unit normals of the (deformed) contact surface at its points, shape (n, 3), sign arbitrary.
+
+    2D: the mean of the normals of the two adjacent segments; 3D: pyvista's point normals.
+    """
+    points = np.asarray(contact.points, dtype=float)
+    normals = np.zeros_like(points)
+    if dim == 2:
+        conn, i = contact.lines, 0
+        while i < conn.size:
+            n = conn[i]
+            ids = conn[i + 1:i + 1 + n]
+            for a, b in zip(ids[:-1], ids[1:]):
+                d = points[b] - points[a]
+                normal = np.array([-d[1], d[0], 0.0])
+                normals[a] += normal
+                normals[b] += normal
+            i += n + 1
+    else:
+        normals = np.asarray(contact.compute_normals(cell_normals=False, split_vertices=False,
+                                                     consistent_normals=True,
+                                                     auto_orient_normals=False)
+                             .point_data["Normals"], dtype=float)
+    length = np.linalg.norm(normals, axis=1)
+    return np.divide(normals, length[:, None], out=np.zeros_like(normals), where=length[:, None] > 0)
+
+
+def tangential_traction_vectors(contact, dim: int) -> np.ndarray:
+    """The tangential traction ``t - p n`` at the points of the contact surface, shape (n, 3).
+
+    The VTU files hold the traction ``t = p n + t_T`` and the pressure ``p`` but not the
+    contact normal ``n`` (the master normal at each node's projection).  ``n`` is the unit
+    vector with ``t . n = p`` closest to the normal of the deformed slave surface: on the
+    cone of such vectors around ``t``, the one in the plane of ``t`` and the surface normal.
+    In 2D the cone is two vectors, and the surface normal only picks one, so ``n`` and
+    ``t - p n`` are those of the solution; in 3D the direction of ``t_T`` in the tangent
+    plane is that of the surface normal's tilt, exact when the slave surface normal is the
+    contact normal.  Its length is always ``sqrt(|t|^2 - p^2)``, the ``tangential_traction``
+    field.
+    """
+    t = np.asarray(contact.point_data["contact_traction"], dtype=float)
+    p = np.asarray(contact.point_data["contact_pressure"], dtype=float)
+    m = surface_normals(contact, dim)
+    size = np.linalg.norm(t, axis=1)
+    out = np.zeros_like(t)
+    for i in np.flatnonzero(size > 0.0):
+        that = t[i] / size[i]
+        cos = float(np.clip(p[i] / size[i], -1.0, 1.0))
+        # the surface normal on the side of the traction (pressure > 0: t . n > 0)
+        mi = m[i] if (m[i] @ t[i]) * (1.0 if p[i] >= 0.0 else -1.0) >= 0.0 else -m[i]
+        w = mi - (mi @ that) * that
+        wn = np.linalg.norm(w)
+        if wn == 0.0:           # the surface normal along t: no tangential part to recover
+            normal = that if cos >= 0.0 else -that
+        else:
+            normal = cos * that + np.sqrt(max(1.0 - cos * cos, 0.0)) * w / wn
+        out[i] = t[i] - p[i] * normal
+    return out
 
 def _arrow():
     import pyvista as pv
