@@ -289,6 +289,15 @@ REFERENCES = {"stick_slip": stick_slip, "sliding_block": sliding_block,
               "velocity_weakening": velocity_weakening, "energy": energy}
 
 
+def dynamic_reference_findings(model) -> list:
+    """A ``reference.type`` that is not a dynamic reference, found before solving (one line per problem)."""
+    try:
+        reference_of(model, REFERENCES, " is not a dynamic reference")
+    except CaseError as err:
+        return [str(err)]
+    return []
+
+
 def evaluate_dynamic_reference(model, series: dict) -> dict:
     """Metrics of the case's ``[reference]`` (empty without one)."""
     ref, metrics = reference_of(model, REFERENCES, " is not a dynamic reference")

@@ -288,6 +288,39 @@ def reference_of(model, registry: dict, what: str = "") -> tuple:
     return ref, registry[kind]
 
 
+#: references measured against the geometry of a contact pair (they need its radius)
+GEOMETRIC = ("hertz_line", "cattaneo_mindlin_line", "hertz_sphere", "cattaneo_mindlin_sphere")
+
+
+def reference_findings(model) -> list:
+    """What evaluating the case's static reference would fail on, found before solving.
+
+    Resolves from the case alone everything :func:`evaluate_reference` takes
+    from it: the ``reference.type``, the pair ``reference.contact`` and, for
+    the references of :data:`GEOMETRIC`, the effective radius (``reference.radius``
+    or the radii of the generated meshes).
+
+    Parameters
+    ----------
+    model : fecontact.case.build.Model
+
+    Returns
+    -------
+    list of str
+        One line per problem (empty when the reference can be evaluated).
+    """
+    try:
+        ref, _ = reference_of(model, REFERENCES)
+        if ref is None:
+            return []
+        _, pair, _ = _pair_slice(model, ref.get("contact"))
+        if ref["type"] in GEOMETRIC:
+            _geometry(model, pair, ref)
+    except CaseError as err:
+        return [str(err)]
+    return []
+
+
 def evaluate_reference(model, state) -> dict:
     """Figures of a converged state against the analytic reference of its case.
 

@@ -25,6 +25,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..case.schema import CaseError
 from . import checkpoint
 from .folder import RunFolder, WrittenStep
 from .interrupts import Interrupted, critical, handled
@@ -368,7 +369,13 @@ class RunDriver:
         solved = not outcome.failure and interrupted is None
         s.conclude(solved, check)
         if s.converged:
-            s.metrics = a.metrics(state)
+            try:
+                s.metrics = a.metrics(state)
+            except CaseError as err:
+                # the run is over: say so on disk before the input error reaches the user
+                s.converged, s.reason = False, f"the reference could not be evaluated: {err}"
+                self.folder.write_summary(s)
+                raise
         self.folder.write_summary(s)
         return state
 

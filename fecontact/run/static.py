@@ -21,7 +21,8 @@ from ..case.build import Model, build_model
 from ..case.checks import model_findings
 from ..case.schema import CaseError, load_case
 from ..friction import closed
-from ..references.metrics import evaluate_reference
+from ..references.dynamic_metrics import dynamic_reference_findings
+from ..references.metrics import evaluate_reference, reference_findings
 from ..solve.backends import make_backend
 from ..solve.factor import factorized_reference_solve
 from . import checkpoint
@@ -89,11 +90,13 @@ def prepare(case_path, overrides=()):
     ------
     CaseError
         One line per problem found (:mod:`fecontact.case.schema`, :mod:`fecontact.case.build`,
-        :mod:`fecontact.case.checks`).
+        :mod:`fecontact.case.checks`, and the case's reference: what it needs
+        from the case is resolved before anything is solved).
     """
     case = load_case(case_path, overrides)
     model = build_model(case)
-    findings = model_findings(model)
+    findings = model_findings(model) + (reference_findings(model) if model.dynamics is None
+                                        else dynamic_reference_findings(model))
     if findings:
         raise CaseError("\n".join(findings))
     return case, model
