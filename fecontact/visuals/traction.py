@@ -219,8 +219,9 @@ def surface_normals(contact, dim: int) -> np.ndarray:
 def tangential_traction_vectors(contact, dim: int) -> np.ndarray:
     """The tangential traction ``t - p n`` at the points of the contact surface, shape (n, 3).
 
-    The VTU files hold the traction ``t = p n + t_T`` and the pressure ``p`` but not the
-    contact normal ``n`` (the master normal at each node's projection).  ``n`` is the unit
+    With the ``contact_normal`` field of the VTU files (the master normal at each node's
+    projection) this is exact.  Files written before that field existed hold the traction
+    ``t = p n + t_T`` and the pressure ``p`` only; there ``n`` is rebuilt as the unit
     vector with ``t . n = p`` closest to the normal of the deformed slave surface: on the
     cone of such vectors around ``t``, the one in the plane of ``t`` and the surface normal.
     In 2D the cone is two vectors, and the surface normal only picks one, so ``n`` and
@@ -231,6 +232,8 @@ def tangential_traction_vectors(contact, dim: int) -> np.ndarray:
     """
     t = np.asarray(contact.point_data["contact_traction"], dtype=float)
     p = np.asarray(contact.point_data["contact_pressure"], dtype=float)
+    if "contact_normal" in contact.point_data.keys():
+        return t - p[:, None] * np.asarray(contact.point_data["contact_normal"], dtype=float)
     m = surface_normals(contact, dim)
     size = np.linalg.norm(t, axis=1)
     out = np.zeros_like(t)
