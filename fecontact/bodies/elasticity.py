@@ -128,6 +128,29 @@ def constant_load(basis: skfem.AbstractBasis, value) -> np.ndarray:
     return form.assemble(basis)
 
 
+def pressure_load(basis: skfem.FacetBasis, pressure: float) -> np.ndarray:
+    r"""Load vector of a pressure on boundary facets, ``-int p n . v``, shape (N,).
+
+    ``n`` is the outward unit normal of the body (scikit-fem's facet normal
+    on boundary facets), so a positive pressure pushes on the surface:
+    the traction is ``-p n`` (force per area, in the reference configuration).
+
+    Parameters
+    ----------
+    basis : skfem.FacetBasis
+        Vector basis on the loaded boundary facets.
+    pressure : float
+        ``p``, force per area.
+    """
+    p = float(pressure)
+
+    @skfem.LinearForm
+    def form(v, w):
+        return -p * sum(w.n[i] * v[i] for i in range(w.n.shape[0]))
+
+    return form.assemble(basis)
+
+
 def stress(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
     r"""Cauchy stress ``sigma = lambda tr(eps) I + 2 mu eps`` at the quadrature points.
 

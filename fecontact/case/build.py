@@ -25,7 +25,7 @@ from .contact import (ENFORCEMENTS, FORMULATIONS, check_mortar, master_of, surfa
 
 from ..analysis.static import SteppingOptions
 from ..bodies.body import Body
-from ..bodies.elasticity import Material, constant_load
+from ..bodies.elasticity import Material, constant_load, pressure_load
 from ..bodies.system import Coupling, Dirichlet, Load, build_system
 from .schema import CaseError
 from ..contact.pairs import ContactPair
@@ -123,6 +123,19 @@ def build_model(case: dict) -> Model:
             vec = constant_load(fb, tr["value"])
             loads.append(Load(f"{spec['name']}-{tr['boundary']}", (i, vec),
                               amplitude(tr.get("amplitude"), f"{w}.amplitude")))
+        for j, pr in enumerate(spec.get("pressure", [])):
+            w = f"{where}.pressure.{j}"
+            for key in ("boundary", "value"):
+                if key not in pr:
+                    raise CaseError(f"{source}: '{w}' needs '{key}'")
+            try:
+                facets = body.facets(pr["boundary"])
+            except KeyError as err:
+                raise CaseError(f"{source}: '{w}.boundary': {err.args[0]}") from None
+            fb = skfem.FacetBasis(mesh, body.basis.elem, facets=facets)
+            loads.append(Load(f"{spec['name']}-{pr['boundary']}-pressure",
+                              (i, pressure_load(fb, pr["value"])),
+                              amplitude(pr.get("amplitude"), f"{w}.amplitude")))
     dims = {b.dim for b in bodies}
     if len(dims) != 1:
         raise CaseError(f"{source}: all bodies must have the same dimension")

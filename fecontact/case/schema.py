@@ -36,6 +36,7 @@ SCHEMA = {
         "coupling": [{"boundary": STRING, "component": STRING, "force": NUMBER,
                       "amplitude": _AMPLITUDE, "name": STRING}],
         "traction": [{"boundary": STRING, "value": ARRAY, "amplitude": _AMPLITUDE}],
+        "pressure": [{"boundary": STRING, "value": NUMBER, "amplitude": _AMPLITUDE}],
     }],
     "contact": [{
         "name": STRING,
