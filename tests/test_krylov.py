@@ -293,3 +293,28 @@ def test_unusable_backends_are_one_line_input_errors(case, backend, message, tmp
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_schur_step_in_si_units_is_the_direct_step_without_an_ill_conditioning_warning():
+    """With E = 210 GPa the condensed contact system mixes compliance (1/E) and stiffness (E) scales;
+    its dense solve is equilibrated, so the well-posed system raises no LinAlgWarning and the
+    ``schur`` step is the ``direct`` one."""
+    import warnings
+    from fecontact.solve.schur import SchurBackend
+
+    si = ["bodies.0.material.E=210e9", "bodies.1.material.E=210e9",
+          "bodies.1.traction.0.value.1=-1e8"]
+    model = build_model(load_case(CASES / "patch2d.toml", si))
+    problem = model.problem
+    state = problem.initial_state()
+    t = model.levels[0]
+    direct = DirectBackend(problem)
+    result = semismooth_newton(problem.increment(t, state), direct, problem.unknowns(state),
+                               NewtonOptions(max_iterations=1))
+    ev = problem.increment(t, state).evaluate(result.unknowns, result.evaluation.kinematics.facet)
+    assert (ev.contact.status != 0).any()
+    expected = direct.solve(ev)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", la.LinAlgWarning)
+        step = SchurBackend(problem).solve(ev)
+    np.testing.assert_allclose(step, expected, rtol=0, atol=1e-8 * np.abs(expected).max())

@@ -217,8 +217,55 @@ def _dense_condensed_solve(W, D, WE, F, G, w, b):
     """
     s = W.shape[0]
     M = np.block([[np.eye(s) + W @ D.toarray(), -WE], [F.toarray(), G]])
-    sol = la.solve(M, np.vstack([w, b]))
+    r, c = equilibrate(M)
+    sol = c[:, None] * la.solve(r[:, None] * M * c, r[:, None] * np.vstack([w, b]))
     return sol[:s], sol[s:]
+
+
+def equilibrate(M: np.ndarray, sweeps: int = 20) -> tuple:
+    """Row and column scalings ``r``, ``c`` (powers of two) that equilibrate a dense matrix.
+
+    The condensed system mixes compliance (``1/E``) and stiffness (``E``)
+    scales, so in SI units its raw condition number is near ``1e24`` and
+    LAPACK warns although the system is well posed.  Ruiz's iteration
+    divides every row and column by the square root of its largest entry
+    until they are all about one; ``diag(r) M diag(c)`` then shows the
+    conditioning of the problem, not of its units.  Powers of two make the
+    scaling exact in floating point.
+
+    Parameters
+    ----------
+    M : ndarray, shape (n, n)
+    sweeps : int
+        Ruiz iterations (each halves the logarithm of the imbalance).
+
+    Returns
+    -------
+    r, c : ndarray, shape (n,)
+        Solve ``(r[:, None] * M * c) z = r * b``, then ``x = c * z``.
+    """
+    n = M.shape[0]
+    r, c = np.ones(n), np.ones(n)
+    A = np.abs(M)
+    for _ in range(sweeps):
+        rows = A.max(axis=1)
+        cols = A.max(axis=0)
+        dr = _power_of_two(rows)
+        dc = _power_of_two(cols)
+        if np.all(dr == 1.0) and np.all(dc == 1.0):
+            break
+        r *= dr
+        c *= dc
+        A = dr[:, None] * A * dc
+    return r, c
+
+
+def _power_of_two(norms: np.ndarray) -> np.ndarray:
+    """``1/sqrt(norms)`` rounded to a power of two; one where a row or column is zero or non-finite."""
+    ok = np.isfinite(norms) & (norms > 0.0)
+    out = np.ones_like(norms)
+    out[ok] = np.exp2(-np.round(0.5 * np.log2(norms[ok])))
+    return out
 
 
 def open_rows(J21: sp.csr_matrix, J22: sp.csr_matrix, b2: np.ndarray) -> tuple:
