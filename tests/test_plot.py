@@ -89,6 +89,16 @@ def test_3d_contact_patch_is_rendered(tmp_path):
     assert "contact_patch.png" in names and "contact_profile.png" in names
     for p in paths:
         _not_blank(p)
+    # the patch is seen from the master side (straight or oblique): the camera lies against the
+    # contact normal (which points from the master, a plane below the hemisphere, to the slave)
+    from fecontact.visuals.traction import traction_field
+
+    normal = r.state.normal[r.state.multiplier[:, 0] > 0].mean(axis=0)
+    for master_side, bound in ((True, -0.9), (False, -0.5)):
+        plotter = traction_field(r, "contact_pressure", from_master_side=master_side)
+        view = np.asarray(plotter.camera.position) - np.asarray(plotter.camera.focal_point)
+        plotter.close()
+        assert view @ normal < bound * np.linalg.norm(view) * np.linalg.norm(normal)
 
 
 def test_screenshot_in_a_script_needs_no_off_screen_argument(hertz, tmp_path):

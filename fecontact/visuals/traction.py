@@ -87,7 +87,9 @@ def traction_field(source, scalars: str = "contact_pressure", step: int = -1, sc
     scale : float, optional
         Displacement magnification (default 1: the contact as computed).
     from_master_side : bool
-        3D: look at the contact patch along the contact normal from the master side.
+        3D: look at the contact patch along the contact normal from the master
+        side, without the bodies.  Otherwise 3D views look obliquely from the
+        master side, so the patch faces the camera through the translucent bodies.
     zoom_contact : bool
         2D: frame the contact surface rather than the whole bodies.
 
@@ -136,14 +138,48 @@ def traction_field(source, scalars: str = "contact_pressure", step: int = -1, sc
         if zoom_contact and contact is not None:
             _zoom_to(plotter, contact)
     elif from_master_side and contact is not None:
-        normal = contact.compute_normals(cell_normals=False).point_data["Normals"].mean(axis=0)
+        towards_master = _towards_master(contact)
         center = np.asarray(contact.center)
         plotter.camera.focal_point = center
-        plotter.camera.position = center + normal * 3 * contact.length
-        plotter.camera.up = (1.0, 0.0, 0.0) if abs(normal[0]) < 0.9 else (0.0, 1.0, 0.0)
+        plotter.camera.position = center + towards_master * 3 * contact.length
+        plotter.camera.up = ((1.0, 0.0, 0.0) if abs(towards_master[0]) < 0.9
+                             else (0.0, 1.0, 0.0))
+    elif contact is not None:
+        # 3D: an oblique view from the master side, so the contact patch faces the camera
+        towards_master = _towards_master(contact)
+        side = np.cross(towards_master, (0.0, 0.0, 1.0) if abs(towards_master[2]) < 0.9
+                        else (1.0, 0.0, 0.0))
+        side /= np.linalg.norm(side)
+        direction = towards_master + 0.6 * side
+        direction /= np.linalg.norm(direction)
+        center = np.asarray(contact.center)
+        plotter.camera.focal_point = center
+        plotter.camera.position = center + direction * 2.5 * warped.length
+        plotter.camera.up = np.cross(side, towards_master)
     else:
         plotter.view_isometric()
     return plotter
+
+
+def _towards_master(contact) -> np.ndarray:
+    """Unit vector from the slave contact surface towards its master, shape (3,).
+
+    The mean ``contact_normal`` (master towards slave) of the loaded nodes,
+    reversed; for result folders without that field, the mean of the
+    surface's point normals flipped against the traction (the master pushes
+    the slave away from itself).
+    """
+    pressure = np.asarray(contact.point_data["contact_pressure"])
+    loaded = pressure > 0.0 if np.any(pressure > 0.0) else np.ones(pressure.size, bool)
+    if "contact_normal" in contact.point_data.keys():
+        direction = -np.asarray(contact.point_data["contact_normal"])[loaded].mean(axis=0)
+    else:
+        normals = contact.compute_normals(cell_normals=False).point_data["Normals"]
+        direction = normals[loaded].mean(axis=0)
+        push = np.asarray(contact.point_data["contact_traction"])[loaded].sum(axis=0)
+        if direction @ push > 0.0:
+            direction = -direction
+    return direction / max(float(np.linalg.norm(direction)), 1e-300)
 
 
 def _zoom_to(plotter, part) -> None:
