@@ -488,3 +488,14 @@ def test_grid_of_a_folder_without_vtu_says_why(capsys, case_file, tmp_path):
     assert code == 0
     with pytest.raises(FileNotFoundError, match=r"output\.vtu = false"):
         to_grid(tmp_path / "off")
+
+
+def test_a_single_free_rotation_in_3d_is_found_before_solving(capsys):
+    """hertz3d with the ball's rotation about its axis left free: the only free mode, whose effect
+    on the frictionless contact is round-off, is reported as a rigid-body motion of 'ball'."""
+    code, _, err = cli(capsys, "check", CASES / "hertz3d.toml",
+                       "--set", "bodies.0.dirichlet.2.component=x")
+    assert_one_line_errors(code, err, "body 'ball'", "rigid-body motion (rotation",
+                           "frictionless contact holds only normal motion")
+    code, out, _ = cli(capsys, "check", CASES / "hertz3d.toml")
+    assert code == 0 and "ok" in out

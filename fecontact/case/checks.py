@@ -149,7 +149,7 @@ def rigid_mode_findings(model, source: str) -> list:
     modes = sysm.free_modes()                              # (n_red, r)
     if modes.shape[1] == 0:
         return []
-    rows = []
+    rows, reference = [], 0.0
     if problem.pairs:
         kin = problem.kinematics(np.zeros(sysm.n_dofs), 0.0, None)
         B = kinematic_operator(kin, sysm.n_dofs).tocsr()
@@ -158,7 +158,12 @@ def rigid_mode_findings(model, source: str) -> list:
         keep[:, 0] = True
         for pair, s in zip(problem.pairs, problem.slices):
             keep[s, 1:] = pair.friction.has_friction
-        rows.append((B[np.flatnonzero(keep.ravel())] @ sysm.T) @ modes)
+        BT = (B[np.flatnonzero(keep.ravel())] @ sysm.T).tocsr()
+        rows.append(BT @ modes)
+        # what a unit mode spread evenly over the unknowns changes a gap or slip by: the
+        # absolute scale below which a mode's contact effect is round-off, not contact
+        if BT.nnz:
+            reference = float(np.abs(BT.data).max()) / np.sqrt(sysm.n_reduced)
     C = np.vstack(rows) if rows else np.zeros((0, modes.shape[1]))
     if not np.all(np.isfinite(C)):
         return []         # undefined projections, reported by contact_findings
@@ -167,7 +172,9 @@ def rigid_mode_findings(model, source: str) -> list:
     C = C / scale
     if C.shape[0]:
         _, sv, vt = np.linalg.svd(C, full_matrices=True)
-        rank = int(np.sum(sv > 1e-8 * max(sv.max(initial=0.0), 1e-300)))
+        # relative to the largest singular value, and never below the absolute scale (a single
+        # free mode whose contact rows are round-off has a tiny largest singular value itself)
+        rank = int(np.sum(sv > 1e-8 * max(sv.max(initial=0.0), reference, 1e-300)))
         null = vt[rank:].T
     else:
         null = np.eye(modes.shape[1])
