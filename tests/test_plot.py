@@ -165,3 +165,26 @@ def test_tangential_view_draws_the_tangential_traction(cattaneo):
     tangential = np.einsum("mq,mqd->md", state.multiplier[k, 1:], state.multiplier_basis[k])
     cos = np.sum(vectors * tangential, axis=1) / (length * np.linalg.norm(tangential, axis=1))
     assert cos.min() > 1 - 1e-5
+
+
+def test_3d_profile_coordinate_follows_the_patch():
+    """Radial distance in the patch's own plane for axisymmetric contacts, even on a tilted plane;
+    the signed position along the long side for a rectangular patch."""
+    from fecontact.visuals.profiles import profile_coordinate
+
+    rng = np.random.default_rng(2)
+    n = np.array([0.0, 0.6, 0.8])                      # a tilted contact plane
+    e1 = np.array([1.0, 0.0, 0.0])
+    e2 = np.cross(n, e1)
+    centre = np.array([0.3, -0.2, 1.0])
+    u, v = rng.uniform(-1.0, 1.0, (2, 400))
+    points = centre + np.outer(2.0 * u, e1) + np.outer(0.5 * v, e2)   # a 4 x 1 rectangle
+    pressure = np.ones(400)
+    coord, label, axis = profile_coordinate(points, pressure, n, axisymmetric=False)
+    assert "long axis" in label and abs(abs(axis @ e1) - 1.0) < 1e-2
+    np.testing.assert_allclose(np.abs(coord), np.abs((points - points.mean(axis=0)) @ axis),
+                               atol=1e-12)
+    radial, label, axis = profile_coordinate(points, pressure, np.tile(n, (400, 1)), True)
+    assert axis is None and "axis" in label
+    d = points - points.mean(axis=0)
+    np.testing.assert_allclose(radial, np.linalg.norm(d - np.outer(d @ n, n), axis=1), atol=1e-12)

@@ -3,9 +3,10 @@
 :func:`contact_profile`
     ``contact_profile.png``: contact pressure and tangential traction along
     the contact surface (2D: against ``x``; 3D: against the distance from
-    the contact axis), with the analytic solution when the summary holds the
-    metrics of a Hertz or Cattaneo–Mindlin reference
-    (:mod:`fecontact.references.metrics`).
+    the contact axis for an axisymmetric reference, otherwise along the
+    long axis of the contact patch, :func:`profile_coordinate`), with the
+    analytic solution when the summary holds the metrics of a Hertz or
+    Cattaneo–Mindlin reference (:mod:`fecontact.references.metrics`).
 :func:`newton_history`
     ``newton_history.png``: the equilibrium and complementarity residuals of
     every Newton iteration, log scale, steps marked.
@@ -53,6 +54,49 @@ def _reference_profiles(summary: dict):
     return dict(a=half, p0=p0, c=stick, mu=mu)
 
 
+def profile_coordinate(points: np.ndarray, pressure: np.ndarray, normal: np.ndarray,
+                       axisymmetric: bool) -> tuple:
+    """The coordinate a 3D contact profile is drawn against, chosen from the contact patch.
+
+    The patch is the loaded points (pressure > 0), in the plane normal to the
+    mean contact ``normal``.  Axisymmetric contacts (a sphere) are drawn
+    against the distance from the pressure centroid in that plane; the
+    others (a block, a punch) against the signed position along the long
+    axis of the patch (the principal direction of its second moment).
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, 3)
+    pressure : ndarray, shape (n,)
+    normal : ndarray, shape (n, 3) or (3,)
+        Contact normals (their mean over the patch is used).
+    axisymmetric : bool
+
+    Returns
+    -------
+    (ndarray of shape (n,), str, ndarray of shape (3,) or None)
+        The coordinate, its axis label, and the in-plane axis (None for the radial distance).
+    """
+    loaded = pressure > 0.0
+    if not loaded.any():
+        loaded = np.ones(pressure.size, bool)
+    n = np.asarray(normal, dtype=float).reshape(-1, 3)
+    n = n[loaded].mean(axis=0) if n.shape[0] == pressure.size else n[0]
+    n = n / max(float(np.linalg.norm(n)), 1e-300)
+    weight = np.where(loaded, np.abs(pressure), 0.0)
+    if weight.sum() == 0.0:
+        weight = loaded.astype(float)
+    centre = (points * weight[:, None]).sum(axis=0) / weight.sum()
+    d = points - centre
+    d = d - np.outer(d @ n, n)                      # in the tangent plane of the patch
+    if axisymmetric:
+        return np.linalg.norm(d, axis=1), "distance from the contact axis", None
+    spread = d[loaded].T @ d[loaded]
+    values, vectors = np.linalg.eigh(spread)
+    axis = vectors[:, np.argmax(values)]
+    return d @ axis, "position along the long axis of the contact patch", axis
+
+
 def contact_profile(source, step: int = -1):
     """Pressure and tangential traction along the contact surface, with the analytic solution."""
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
@@ -73,12 +117,14 @@ def contact_profile(source, step: int = -1):
         shear = t[:, 0]
         label = "x"
     else:
-        closed = p > 0
-        centre = (x[closed] * p[closed, None]).sum(axis=0) / p[closed].sum() if closed.any() \
-            else x.mean(axis=0)
-        coord = np.linalg.norm((x - centre)[:, :2], axis=1)
-        shear = np.linalg.norm(t[:, :2], axis=1)
-        label = "distance from the contact axis"
+        if "contact_normal" in grid.point_data.keys():
+            normal = grid.point_data["contact_normal"][slave]
+        else:                            # result folders written before the field existed
+            normal = np.array([0.0, 0.0, 1.0])
+        coord, label, axis = profile_coordinate(x, p, normal, ref is not None)
+        n = normal if np.ndim(normal) == 2 else np.broadcast_to(normal, t.shape)
+        tangential = t - np.sum(t * n, axis=1)[:, None] * n
+        shear = np.linalg.norm(tangential, axis=1) if axis is None else tangential @ axis
     order = np.argsort(coord)
     fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     axes[0].plot(coord[order], p[order], "o", ms=3, label="fecontact")
@@ -101,7 +147,9 @@ def contact_profile(source, step: int = -1):
                 q = -q
             axes[1].plot(r, q, "k-", lw=1, label="Cattaneo–Mindlin")
     axes[0].set_ylabel("contact pressure")
-    axes[1].set_ylabel("tangential traction" + (" (x)" if folder.dim == 2 else " magnitude"))
+    axes[1].set_ylabel("tangential traction" + (" (x)" if folder.dim == 2 else
+                                                 " magnitude" if ref is not None else
+                                                 " along the axis"))
     axes[1].set_xlabel(label)
     for ax in axes:
         ax.grid(True, alpha=0.3)
