@@ -40,7 +40,7 @@ from importlib.metadata import PackageNotFoundError, version
 from .analysis.dynamic import DynamicAnalysis
 from .analysis.dynamic_records import DynamicsOptions, DynamicState
 from .analysis.static import SteppingOptions, StepRecord, run_steps
-from .bodies.body import Body
+from .bodies.body import ElasticBody
 from .bodies.elasticity import Material
 from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
 from .case.build import Model, build_model
@@ -68,7 +68,7 @@ except PackageNotFoundError:          # a source tree that was never installed
 
 __all__ = [
     # bodies and meshes
-    "Body", "Material", "BulkSystem", "build_system", "Amplitude", "Dirichlet", "Coupling",
+    "ElasticBody", "Material", "BulkSystem", "build_system", "Amplitude", "Dirichlet", "Coupling",
     "Load", "Spring", "load_mesh",
     # contact
     "ContactSurface", "contact_surface", "ContactPair", "RigidLine", "RigidCircle", "RigidPlane",

@@ -7,7 +7,7 @@ import skfem
 
 from fecontact import mesh as meshgen
 from fecontact.bodies.p1 import p1_displacement_gradients, p1_stiffness, simplex_gradients
-from fecontact.bodies.body import Body
+from fecontact.bodies.body import ElasticBody
 from fecontact.bodies.elasticity import (Material, body_stiffness, body_von_mises, stiffness,
                                          von_mises)
 from fecontact.analysis.mass import node_adjacency
@@ -146,7 +146,7 @@ def test_displacement_gradient_is_exact_for_linear_fields():
 
 
 def _body(mesh_name, material, element="P1"):
-    return Body.create("b", MESHES[mesh_name](), element, material)
+    return ElasticBody.create("b", MESHES[mesh_name](), element, material)
 
 
 @pytest.mark.parametrize("mesh_name, material", list(_cases()))
@@ -167,7 +167,7 @@ def test_plane_strain_von_mises_includes_sigma_zz():
     u = np.stack([1e-3 * mesh.p[0], 0.0 * mesh.p[1]]).T.ravel()
     values = {}
     for mat in (strain, stress_free):
-        body = Body.create("b", mesh, "P1", mat)
+        body = ElasticBody.create("b", mesh, "P1", mat)
         lam, mu = mat.lame(2)
         sxx, syy = (lam + 2 * mu) * 1e-3, lam * 1e-3
         szz = mat.nu * (sxx + syy) if mat.model == "plane_strain" else 0.0
@@ -194,7 +194,7 @@ def test_p1_body_is_lazy_and_keeps_the_scikit_fem_layout(mesh_name):
 
 def test_p1_node_adjacency_matches_the_basis():
     mesh = MESHES["tet-hemisphere"]()
-    body = Body.create("b", mesh, "P1", MATERIALS["plane_strain"])
+    body = ElasticBody.create("b", mesh, "P1", MATERIALS["plane_strain"])
 
     class OneBody:
         bodies = (body,)
@@ -215,7 +215,7 @@ def test_p1_node_adjacency_matches_the_basis():
                                            ("Q1", skfem.MeshQuad1().refined(2)),
                                            ("P2", skfem.MeshTet1().refined(1))])
 def test_other_elements_build_the_basis_and_use_scikit_fem(element, mesh):
-    body = Body.create("b", mesh, element, MATERIALS["plane_stress"])
+    body = ElasticBody.create("b", mesh, element, MATERIALS["plane_stress"])
     assert "basis" in vars(body)                  # the layout check needs it
     K = body_stiffness(body)
     assert abs(K - stiffness(body.basis, body.material)).max() == 0

@@ -4,11 +4,11 @@ A body's degrees of freedom are grouped by *DOF node*: a mesh vertex, or for
 quadratic elements also an edge midpoint.  Component ``c`` of DOF node ``k``
 is the body-local DOF ``dim*k + c`` (scikit-fem's interleaved layout, checked
 on construction for P2 and Q1; for P1 it is the vertex numbering, see
-:attr:`Body.node_dofs`).  DOF nodes are ordered vertices first, then edge
+:attr:`ElasticBody.node_dofs`).  DOF nodes are ordered vertices first, then edge
 midpoints (3D) or facet midpoints (2D, where facets are edges).
 
 The scikit-fem basis of a P1 body is built only when first used
-(:attr:`Body.basis`): the stiffness, the von Mises output, DOF numbering and
+(:attr:`ElasticBody.basis`): the stiffness, the von Mises output, DOF numbering and
 node coordinates of P1 bodies do without it, which matters on meshes of a
 million DOFs where the basis holds gigabytes of quadrature data.
 """
@@ -37,7 +37,7 @@ def element_types(element: str, dim: int) -> tuple:
 
 
 @dataclass(frozen=True)
-class Body:
+class ElasticBody:
     """An elastic body.
 
     Attributes
@@ -59,7 +59,7 @@ class Body:
     material: Material
 
     @staticmethod
-    def create(name: str, mesh: skfem.Mesh, element: str, material: Material) -> "Body":
+    def create(name: str, mesh: skfem.Mesh, element: str, material: Material) -> "ElasticBody":
         """A body checked for a supported element, mesh type and sound elements.
 
         Parameters
@@ -74,7 +74,7 @@ class Body:
 
         Returns
         -------
-        Body
+        ElasticBody
 
         Raises
         ------
@@ -99,7 +99,7 @@ class Body:
 
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
-        body = Body(name, mesh, element, material)
+        body = ElasticBody(name, mesh, element, material)
         if element != "P1":
             expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]
             if not np.array_equal(body.node_dofs, expected):

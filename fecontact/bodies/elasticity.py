@@ -72,7 +72,7 @@ class Material:
 
 
 def body_stiffness(body):
-    """Bulk stiffness of a :class:`fecontact.bodies.body.Body` (scipy.sparse CSR).
+    """Bulk stiffness of a :class:`fecontact.bodies.body.ElasticBody` (scipy.sparse CSR).
 
     P1 bodies use :func:`fecontact.bodies.p1.p1_stiffness` and never build the
     scikit-fem basis; other elements use :func:`stiffness`.  Both give the
@@ -198,7 +198,7 @@ def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarr
 
 
 def body_von_mises(body, u: np.ndarray) -> np.ndarray:
-    """Von Mises stress per DOF node of a :class:`fecontact.bodies.body.Body`, shape (n_nodes,).
+    """Von Mises stress per DOF node of a :class:`fecontact.bodies.body.ElasticBody`, shape (n_nodes,).
 
     P1 bodies: the strain is constant on every element, computed from
     :func:`fecontact.bodies.p1.simplex_gradients` without the scikit-fem

@@ -56,7 +56,7 @@ def simplex_gradients(p: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndar
     measures : ndarray, shape (n_elements,)
         Areas (2D) or volumes (3D), positive whatever the orientation.
         Degenerate elements (zero measure) give non-finite gradients;
-        :meth:`fecontact.bodies.body.Body.create` rejects such meshes.
+        :meth:`fecontact.bodies.body.ElasticBody.create` rejects such meshes.
 
     Raises
     ------

@@ -167,7 +167,7 @@ class BulkSystem:
 
     Attributes
     ----------
-    bodies : tuple of Body
+    bodies : tuple of ElasticBody
     node_offset : ndarray of int, shape (n_bodies + 1,)
     K : csr_matrix, shape (n, n)
         Block-diagonal bulk stiffness.

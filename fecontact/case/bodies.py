@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import skfem
 
-from ..bodies.body import Body
+from ..bodies.body import ElasticBody
 from ..bodies.system import Amplitude, Spring
 from .schema import CaseError
 from ..contact.surface import contact_surface
@@ -140,12 +140,12 @@ def components_of(bc: dict, dim: int, where: str, source: str) -> tuple:
     return tuple(out)
 
 
-def boundary_nodes_of(body: Body, bc: dict, where: str, source: str) -> np.ndarray:
+def boundary_nodes_of(body: ElasticBody, bc: dict, where: str, source: str) -> np.ndarray:
     """Body-local DOF nodes a support table applies to: a named boundary, or the node nearest a point.
 
     Parameters
     ----------
-    body : Body
+    body : ElasticBody
     bc : dict
         A table with ``boundary`` (a boundary name of the mesh) or ``point``
         (``dim`` coordinates; the DOF node closest to it in the reference
@@ -171,7 +171,7 @@ def boundary_nodes_of(body: Body, bc: dict, where: str, source: str) -> np.ndarr
         raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
 
 
-def spring_of(spec: dict, body: Body, body_index: int, where: str, source: str):
+def spring_of(spec: dict, body: ElasticBody, body_index: int, where: str, source: str):
     """``(body index, Spring with body-local DOFs)`` from a ``spring`` table."""
     for key in ("boundary", "component", "stiffness"):
         if key not in spec:

@@ -24,7 +24,7 @@ from .contact import (ENFORCEMENTS, FORMULATIONS, check_mortar, master_of, surfa
                       friction_law)
 
 from ..analysis.static import SteppingOptions
-from ..bodies.body import Body
+from ..bodies.body import ElasticBody
 from ..bodies.elasticity import Material, constant_load, pressure_load
 from ..bodies.system import Coupling, Dirichlet, Load, build_system
 from .schema import CaseError
@@ -79,7 +79,7 @@ def build_model(case: dict) -> Model:
             material = Material(float(mat["E"]), float(mat["nu"]), mat.get("model", "plane_strain"),
                                 float(mat.get("density", 0.0)))
             tic = time.perf_counter()
-            body = Body.create(spec["name"], mesh, spec["element"], material)
+            body = ElasticBody.create(spec["name"], mesh, spec["element"], material)
             timings["build_bodies"] += time.perf_counter() - tic
         except ValueError as err:
             raise CaseError(f"{source}: '{where}': {err}") from None

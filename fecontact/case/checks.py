@@ -203,7 +203,7 @@ def rigid_mode_findings(model, source: str) -> list:
 def model_findings(model) -> list:
     """All problems of a built model, one line each (empty: ready to solve).
 
-    Element checks run when a body is created (:meth:`fecontact.bodies.body.Body.create`).
+    Element checks run when a body is created (:meth:`fecontact.bodies.body.ElasticBody.create`).
     """
     source = model.case["_path"]
     return (backend_findings(model, source) + contact_findings(model, source)

@@ -46,7 +46,7 @@ def surface_of(spec, where, bodies, index, source):
         ``body`` (a body name) and ``boundary`` (a boundary name of its mesh).
     where : str
         Dotted path of the table in the case, for error messages.
-    bodies : sequence of Body
+    bodies : sequence of ElasticBody
     index : dict
         Body name -> index in ``bodies``.
     source : str
@@ -141,7 +141,7 @@ def master_of(spec, where, bodies, index, source, dim, default=None):
         and optionally ``displacement`` (default zero) and ``amplitude``.
     where : str
         Dotted path of the table in the case, for error messages.
-    bodies : sequence of Body
+    bodies : sequence of ElasticBody
     index : dict
         Body name -> index in ``bodies``.
     source : str

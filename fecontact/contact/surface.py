@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import skfem
 
-from ..bodies.body import Body, element_types
+from ..bodies.body import ElasticBody, element_types
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class ContactSurface:
         return 2 if self.facets.shape[0] == 2 else 3
 
 
-def _split_quadratic(body: Body, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
+def _split_quadratic(body: ElasticBody, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
     if body.dim == 2:
         mid = body.edge_node(facets)
         return np.hstack([np.vstack([verts[0], mid]), np.vstack([mid, verts[1]])])
@@ -70,7 +70,7 @@ def _triangle_lumped_area(coords: np.ndarray, triangles: np.ndarray, n_nodes: in
     return np.bincount(triangles.ravel(), weights=np.tile(area / 3.0, 3), minlength=n_nodes)
 
 
-def contact_surface(body: Body, body_index: int, boundary: str) -> ContactSurface:
+def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> ContactSurface:
     """Build the contact surface of ``body`` on the named ``boundary``."""
     facets = body.facets(boundary)
     if facets.size == 0:

@@ -5,7 +5,7 @@ every element; :func:`element_findings` turns it into findings: non-finite
 coordinates, degenerate elements (relative corner Jacobian at most
 :data:`DEGENERATE`), and inverted ones (corner Jacobians of both signs, or
 neighbours folded over their shared facet).  A body is refused when its mesh
-has a finding (:meth:`fecontact.bodies.body.Body.create`); the checks of a
+has a finding (:meth:`fecontact.bodies.body.ElasticBody.create`); the checks of a
 whole model are in :mod:`fecontact.case.checks`.
 """
 
