@@ -11,6 +11,13 @@ The site is assembled in a temporary folder:
   numpydoc docstrings by mkdocstrings;
 * ``gallery.md`` (written by ``docs/make_gallery.py``).
 
+Formulas (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]`` in the pages and
+the docstrings) are marked up by ``pymdownx.arithmatex`` and typeset in the
+browser by KaTeX, which is shipped with the site (``docs/assets/katex/``), so
+the pages need no network.  The reST math of numpydoc docstrings
+(``.. math::`` blocks, ``:math:`` roles) is turned into the same dollar
+syntax before rendering (``rest_math_to_dollars``).
+
 Links to files outside ``docs/`` (case files, sources) become plain text.  The build is strict: a broken link between pages or a
 docstring that cannot be rendered fails it (``tests/test_docs.py``).
 """
@@ -49,6 +56,89 @@ PAGES = [
     ("Architecture", "architecture.md"),
     ("Design decisions", "decisions.md"),
 ]
+
+
+#: KaTeX and the script that typesets the arithmatex elements (paths in the site)
+MATH_CSS = ["assets/katex/katex.min.css"]
+MATH_JS = ["assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js",
+           "assets/katex-render.js"]
+
+_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\. math::[ \t]*(?P<rest>.*)$")
+_ROLE = re.compile(r":math:`(?P<tex>[^`]+)`")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def rest_math_to_dollars(text: str) -> str:
+    """Rewrite reST math (numpydoc docstrings) as arithmatex dollar math.
+
+    ``:math:`x``` becomes ``$x$``.  A ``.. math::`` directive (content on its
+    line and/or in the indented block below) becomes one ``$$ ... $$`` block
+    per equation; as in reST, blank lines separate equations.
+    """
+    text = _ROLE.sub(lambda m: f"${m.group('tex').strip()}$", text)
+    if ".. math::" not in text:
+        return text
+    lines = text.split("\n")
+    out: list = []
+    i = 0
+    while i < len(lines):
+        m = _DIRECTIVE.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        # a display block indented less than a Markdown list level ends the list
+        indent = " " * (len(m.group("indent").expandtabs(4)) // 4 * 4)
+        body = [m.group("rest")] if m.group("rest").strip() else []
+        i += 1
+        while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > len(m.group("indent"))):
+            body.append(lines[i])
+            i += 1
+        while body and not body[-1].strip():
+            body.pop()
+            i -= 1                      # trailing blank lines stay in the text
+        equations: list = [[]]
+        for line in body:
+            if line.strip():
+                equations[-1].append(line.strip())
+            elif equations[-1]:
+                equations.append([])
+        if out and out[-1].strip():
+            out.append("")
+        for k, eq in enumerate(e for e in equations if e):
+            if k:
+                out.append("")
+            out += [indent + "$$"] + [indent + line for line in eq] + [indent + "$$"]
+        if i < len(lines) and lines[i].strip():
+            out.append("")
+    return "\n".join(out)
+
+
+def _rest_math_extension():
+    """A Markdown extension applying :func:`rest_math_to_dollars` before parsing.
+
+    It is added to the MkDocs configuration after loading, so mkdocstrings,
+    which renders every docstring section with the site's Markdown
+    extensions, applies it to the docstrings too.
+    """
+    from markdown import Extension
+    from markdown.preprocessors import Preprocessor
+
+    class _Pre(Preprocessor):
+        def run(self, lines):
+            text = "\n".join(lines)
+            if ":math:" not in text and ".. math::" not in text:
+                return lines
+            return rest_math_to_dollars(text).split("\n")
+
+    class ReSTMath(Extension):
+        def extendMarkdown(self, md):
+            md.preprocessors.register(_Pre(md), "rest_math", 29)
+
+    return ReSTMath()
 
 
 def _modules() -> list:
@@ -109,6 +199,10 @@ markdown_extensions:
   - tables
   - toc:
       permalink: true
+  - pymdownx.arithmatex:
+      generic: true
+extra_css: {MATH_CSS!r}
+extra_javascript: {MATH_JS!r}
 validation:
   links:
     absolute_links: ignore
@@ -140,6 +234,7 @@ def build(out: Path, strict: bool = True) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         config_file = assemble(Path(tmp))
         config = load_config(str(config_file), site_dir=str(out.resolve()), strict=strict)
+        config.markdown_extensions.append(_rest_math_extension())
         mkdocs_build(config)
 
 

@@ -1,0 +1,178 @@
+"""Formulas in the documentation site are typeset by the KaTeX shipped with it.
+
+The site is built once (strict).  Without a browser: every formula of the
+pages is marked up by ``pymdownx.arithmatex`` (as many as the Markdown source
+has), no raw TeX is left in the text, and the KaTeX files the pages load are
+in the site.  With a headless Chromium: the pages' formulas come out
+typeset, one ``katex`` element per formula and no KaTeX error.
+"""
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+pytest.importorskip("mkdocs")
+pytest.importorskip("mkdocstrings")
+pytest.importorskip("pymdownx.arithmatex")
+
+DOCS = ROOT / "docs"
+
+#: Markdown pages with formulas and the built page of each
+MATH_PAGES = {
+    "theory.md": "theory/index.html",
+    "cases.md": "cases/index.html",
+    "index.md": "index.html",
+    "decisions.md": "decisions/index.html",
+    "ironing.md": "ironing/index.html",
+    "reliability.md": "reliability/index.html",
+    "friction/index.md": "friction/index.html",
+    "friction/coulomb.md": "friction/coulomb/index.html",
+    "friction/static_kinetic.md": "friction/static_kinetic/index.html",
+    "friction/velocity.md": "friction/velocity/index.html",
+    "friction/ipc.md": "friction/ipc/index.html",
+}
+#: an API page whose docstrings use reST math (``.. math::``, ``:math:``)
+REST_MATH_PAGE = "api/fecontact.references.analytic2d/index.html"
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+        "source", "track", "wbr"}
+#: raw TeX in text: dollar math, \( \[ delimiters or a TeX command such as \ge
+RAW_TEX = re.compile(r"\$\$|(?<!\\)\$(?!\s)(?:\\.|[^\\$])+?(?<!\s)\$|\\[(\[]|\\[A-Za-z]+")
+
+
+def source_math(text: str) -> tuple:
+    """(all, display) formulas of a Markdown page, outside code spans and blocks."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    text = re.sub(r"(`+).+?\1", "", text, flags=re.S)
+    display = re.findall(r"(?<!\\)\$\$.+?\$\$|\\\[.+?\\\]", text, flags=re.S)
+    text = re.sub(r"(?<!\\)\$\$.+?\$\$|\\\[.+?\\\]", "", text, flags=re.S)
+    inline = re.findall(r"(?<!\\)\$(?!\s)(?:\\.|[^\\$])+?(?<!\s)\$|\\\(.+?\\\)", text, flags=re.S)
+    return len(display) + len(inline), len(display)
+
+
+class _Text(HTMLParser):
+    """Text of a page outside code, scripts and the elements of ``skip_class``;
+    counts the elements of ``count_class``."""
+
+    def __init__(self, skip_class: str, count_class: str = ""):
+        super().__init__()
+        self.skip_class, self.count_class = skip_class, count_class
+        self.stack, self.skipping, self.count, self.text = [], 0, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        skip = tag in ("code", "pre", "script", "style", "annotation") or self.skip_class in classes
+        self.count += self.count_class in classes
+        self.stack.append(skip)
+        self.skipping += skip
+
+    def handle_endtag(self, tag):
+        if tag not in VOID and self.stack:
+            self.skipping -= self.stack.pop()
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.text.append(data)
+
+
+def scan(html: str, skip_class: str, count_class: str = "") -> _Text:
+    parser = _Text(skip_class, count_class)
+    parser.feed(html)
+    return parser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    sys.path.insert(0, str(DOCS))
+    try:
+        import build_site
+    finally:
+        sys.path.pop(0)
+    out = tmp_path_factory.mktemp("docs-math") / "site"
+    build_site.build(out, strict=True)
+    return out
+
+
+@pytest.mark.parametrize("page", sorted(MATH_PAGES))
+def test_every_formula_is_marked_up(site, page):
+    html = (site / MATH_PAGES[page]).read_text()
+    n, n_display = source_math((DOCS / page).read_text())
+    assert n > 0, page
+    parsed = scan(html, "arithmatex", "arithmatex")
+    assert parsed.count == n, (page, parsed.count, n)
+    assert html.count('<div class="arithmatex">') == n_display, page
+    raw = [m.group(0) for m in RAW_TEX.finditer("".join(parsed.text))]
+    assert not raw, (page, raw[:5])
+
+
+def test_docstring_math_is_marked_up(site):
+    """reST math of the docstrings becomes arithmatex math on the API pages."""
+    for html_file in (site / "api").rglob("index.html"):
+        html = html_file.read_text()
+        assert ".. math::" not in html and ":math:" not in html, html_file
+        raw = [m.group(0) for m in RAW_TEX.finditer("".join(scan(html, "arithmatex").text))]
+        assert not raw, (html_file, raw[:5])
+    html = (site / REST_MATH_PAGE).read_text()
+    assert html.count('<div class="arithmatex">') >= 5
+    assert html.count('<span class="arithmatex">') >= 10
+
+
+def test_katex_is_shipped_with_the_site(site):
+    """The pages load KaTeX from the site itself, fonts included (no CDN)."""
+    page = site / "theory" / "index.html"
+    html = page.read_text()
+    refs = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]*katex[^"]*)"', html)
+    assert len(refs) >= 4, refs      # CSS, katex.min.js, auto-render, the render script
+    for ref in refs:
+        assert not re.match(r"[a-z]+:", ref), ref
+        assert (page.parent / ref).resolve().is_file(), ref
+    css = site / "assets" / "katex" / "katex.min.css"
+    fonts = re.findall(r"url\(([^)]+)\)", css.read_text())
+    assert fonts
+    for font in fonts:
+        assert (css.parent / font.strip("'\"")).is_file(), font
+
+
+def _browser():
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def rendered_dom(page: Path) -> str:
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no chromium, chromium-browser or google-chrome binary found")
+    run = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox",
+                          "--virtual-time-budget=10000", "--dump-dom", page.resolve().as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "</html>" in run.stdout, run.stderr[-2000:]
+    return run.stdout
+
+
+@pytest.mark.parametrize("page", ["theory/index.html", "cases/index.html", REST_MATH_PAGE])
+def test_formulas_are_typeset_in_a_browser(site, page):
+    html = (site / page).read_text()
+    formulas = html.count('class="arithmatex"')
+    displays = html.count('<div class="arithmatex">')
+    if page == "theory/index.html":
+        assert (formulas, displays) == source_math((DOCS / "theory.md").read_text())
+    dom = rendered_dom(site / page)
+    assert dom.count('class="katex"') == formulas
+    assert dom.count('class="katex-display"') == displays
+    assert "katex-error" not in dom
+    text = "".join(scan(dom, "katex").text)
+    assert "$$" not in text and "\\ge" not in text
+    raw = [m.group(0) for m in RAW_TEX.finditer(text)]
+    assert not raw, raw[:5]
