@@ -4,7 +4,8 @@ The site is built once (strict).  Without a browser: every formula of the
 pages is marked up by ``pymdownx.arithmatex`` (as many as the Markdown source
 has), no raw TeX is left in the text, and the KaTeX files the pages load are
 in the site.  With a headless Chromium: the pages' formulas come out
-typeset, one ``katex`` element per formula and no KaTeX error.
+typeset, one ``katex`` element per formula and no KaTeX error; and every
+formula of the site, gathered on one page, typesets without a KaTeX error.
 """
 
 import re
@@ -176,3 +177,24 @@ def test_formulas_are_typeset_in_a_browser(site, page):
     assert "$$" not in text and "\\ge" not in text
     raw = [m.group(0) for m in RAW_TEX.finditer(text)]
     assert not raw, raw[:5]
+
+
+def test_every_formula_of_the_site_typesets(site):
+    """All formulas of all pages, gathered on one page (one browser run)."""
+    formulas = []
+    for html_file in sorted(site.rglob("*.html")):
+        found = re.findall(r'<(?:span|div) class="arithmatex">.*?</(?:span|div)>',
+                           html_file.read_text(), flags=re.S)
+        formulas += found
+    assert len(formulas) > 500
+    page = site / "all-formulas.html"
+    scripts = "".join(f'<script src="{src}"></script>' for src in
+                      ("assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js",
+                       "assets/katex-render.js"))
+    page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8">'
+                    '<link rel="stylesheet" href="assets/katex/katex.min.css"></head><body>'
+                    + "".join(f"<p>{f}</p>" for f in formulas) + scripts + "</body></html>")
+    dom = rendered_dom(page)
+    errors = re.findall(r'class="katex-error" title="([^"]*)"[^>]*>([^<]*)', dom)
+    assert not errors, errors[:5]
+    assert dom.count('class="katex"') == len(formulas)
