@@ -9,7 +9,8 @@ unknowns ``u_hat`` to the full displacement
 where ``T`` keeps free DOFs, removes Dirichlet DOFs (their values ``u_D(t)``
 ramped by an amplitude) and ties the DOFs of a *coupling* (a boundary moving
 rigidly in one component, loaded by a resultant force, like a reference point)
-to one reduced unknown.  ``K_hat = T^T K T`` is assembled once.
+to one reduced unknown.  *Ties* (glued interfaces, :mod:`fecontact.bodies.ties`)
+eliminate slave DOFs: ``T = S T_0``.  ``K_hat = T^T K T`` is assembled once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .ties import Tie, tie_map  # noqa: F401  (Tie is part of this module's API)
 
 
 def rigid_motions(X: np.ndarray) -> np.ndarray:
@@ -181,6 +183,9 @@ class BulkSystem:
     springs : tuple of Spring
     M : csr_matrix, shape (n, n), or None
         Consistent mass matrix (bodies with a density), for dynamics.
+    ties : tuple of Tie
+    tie_map, tied : csr_matrix, shape (n, n), and ndarray of bool, shape (n,), or None
+        The tie map ``S`` and the tied slave DOFs (:func:`fecontact.bodies.ties.tie_map`).
     """
 
     bodies: tuple
@@ -195,6 +200,9 @@ class BulkSystem:
     coupling_columns: np.ndarray = field(repr=False)
     springs: tuple = ()
     M: sp.csr_matrix | None = field(default=None, repr=False)
+    ties: tuple = ()
+    tie_map: sp.csr_matrix | None = field(default=None, repr=False)
+    tied: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def dim(self) -> int:
@@ -211,51 +219,60 @@ class BulkSystem:
         """Number of reduced unknowns ``u_hat`` (free DOFs plus one per coupling)."""
         return self.T.shape[1]
 
-    def _free_modes(self, b: int) -> np.ndarray:
-        """Rigid-body modes of body ``b`` that no Dirichlet condition or coupling removes.
+    def _groups(self) -> list:
+        """Bodies held together by ties, as arrays of body indices."""
+        label = np.arange(len(self.bodies))
+        for tie in self.ties:
+            label[label == label[tie.master_body]] = label[tie.slave_body]
+        return [np.flatnonzero(label == g) for g in np.unique(label)]
 
-        A mode (translations, and rotations about the centroid) survives when it
-        vanishes on every Dirichlet DOF of the body and is uniform on every
-        coupling, i.e. when it lies in the null space of the matrix of the
-        modes' values there.
+    def _free_modes(self, group: np.ndarray) -> tuple:
+        """Rigid-body modes of a group of tied bodies that no Dirichlet condition or coupling removes.
+
+        The ties make the group one rigid body.  A mode (translations, and
+        rotations about the centroid) survives when it vanishes on every
+        Dirichlet DOF of the group and is uniform on every coupling, i.e. when
+        it lies in the null space of the matrix of the modes' values there.
 
         Returns
         -------
-        ndarray, shape (n_body_dofs, r)
-            Surviving modes (``r = 0`` for a supported body).
+        modes : ndarray, shape (n_group_dofs, r)
+            Surviving modes (``r = 0`` for a supported group).
+        dofs : ndarray of int, shape (n_group_dofs,)
+            The group's DOFs in full numbering (the rows of ``modes``).
         """
-        dim = self.dim
-        X = self.bodies[b].node_coords
-        Xc = X - X.mean(axis=1, keepdims=True)
-        values = rigid_motions(X)                             # (body dofs, n_modes)
+        dofs = np.concatenate([np.arange(self.n_dofs)[self.body_dofs(b)] for b in group])
+        local = np.full(self.n_dofs, -1)
+        local[dofs] = np.arange(dofs.size)
+        X = np.hstack([self.bodies[b].node_coords for b in group])
+        values = rigid_motions(X)                             # (group dofs, n_modes)
         rows = []
         for bc in self.dirichlet:
-            if bc.body == b:
-                dofs = dim * np.asarray(bc.nodes)[:, None] + np.asarray(bc.components)
-                rows.append(values[dofs.ravel()])
+            if bc.body in group:
+                d = self.node_dofs(self.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
+                rows.append(values[local[d.ravel()]])
         for cp in self.couplings:
-            if cp.body == b:
-                v = values[dim * np.asarray(cp.nodes) + cp.component]
+            if cp.body in group:
+                v = values[local[self.node_dofs(self.global_nodes(cp.body, cp.nodes))[:, cp.component]]]
                 rows.append(v - v[:1])
-        first = dim * self.node_offset[b]
         for spring in self.springs:
-            local = spring.dofs - first
-            if np.all((local >= 0) & (local < values.shape[0])):
-                rows.append(spring.weights[None, :] @ values[local])
+            if np.all(local[spring.dofs] >= 0):
+                rows.append(spring.weights[None, :] @ values[local[spring.dofs]])
         M = np.vstack(rows) if rows else np.zeros((0, values.shape[1]))
-        scale = max(np.abs(Xc).max(), 1.0)
+        scale = max(np.abs(X - X.mean(axis=1, keepdims=True)).max(), 1.0)
         rank = np.linalg.matrix_rank(M / scale, tol=1e-10) if M.size else 0
         if rank == values.shape[1]:
-            return np.zeros((values.shape[0], 0))
+            return np.zeros((values.shape[0], 0)), dofs
         _, _, vt = np.linalg.svd(np.vstack([M / scale, np.zeros((1, values.shape[1]))]))
-        return values @ vt[rank:].T
+        return values @ vt[rank:].T, dofs
 
     def floating_bodies(self) -> list:
         """Names of bodies with a rigid-body mode that no Dirichlet condition removes.
 
         Such a body is held only by contact (or free); see :meth:`_free_modes`.
         """
-        return [body.name for b, body in enumerate(self.bodies) if self._free_modes(b).shape[1]]
+        return [self.bodies[b].name for g in self._groups() if self._free_modes(g)[0].shape[1]
+                for b in g]
 
     def free_modes(self) -> np.ndarray:
         """Unsupported rigid-body modes of all bodies in reduced numbering, shape (n_red, r).
@@ -263,11 +280,11 @@ class BulkSystem:
         They span the null space of ``K_hat``; contact must hold them.
         """
         cols = []
-        for b in range(len(self.bodies)):
-            modes = self._free_modes(b)
+        for group in self._groups():
+            modes, dofs = self._free_modes(group)
             for j in range(modes.shape[1]):
                 u = np.zeros(self.n_dofs)
-                u[self.body_dofs(b)] = modes[:, j]
+                u[dofs] = modes[:, j]
                 cols.append(self.to_reduced(u))
         return np.column_stack(cols) if cols else np.zeros((self.n_reduced, 0))
 
@@ -301,12 +318,12 @@ class BulkSystem:
         return np.hstack([b.node_coords for b in self.bodies])
 
     def prescribed(self, t: float) -> np.ndarray:
-        """Full vector ``u_D(t)`` (zero on unconstrained DOFs)."""
+        """Full vector ``u_D(t)``: the imposed values, passed on to slave DOFs tied to them (``S u_D^0``)."""
         u = np.zeros(self.n_dofs)
         for bc in self.dirichlet:
             dofs = self.node_dofs(self.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
             u[dofs.ravel()] = bc.value * bc.amplitude(t)
-        return u
+        return u if self.tie_map is None else self.tie_map @ u
 
     def internal_force(self, u: np.ndarray) -> np.ndarray:
         """Bulk internal force ``K u`` (full numbering), accurate for bodies far from home.
@@ -337,13 +354,19 @@ class BulkSystem:
         """Reduced unknowns of a full vector ``u`` that vanishes on Dirichlet DOFs.
 
         Coupled DOFs appear several times in ``T^T u``; they are averaged back.
+        Tied slave DOFs are ignored (their masters carry the unknowns).
         """
-        return (self.T.T @ u) / self._reduced_counts
+        return (self._untied_T.T @ u) / self._reduced_counts
+
+    @cached_property
+    def _untied_T(self) -> sp.csr_matrix:
+        """``T`` with the rows of tied slave DOFs zeroed."""
+        return self.T if self.tied is None else (sp.diags(1.0 * ~self.tied) @ self.T).tocsr()
 
     @cached_property
     def _reduced_counts(self) -> np.ndarray:
-        """Number of full DOFs behind each reduced unknown (at least 1)."""
-        return np.maximum(np.asarray(self.T.sum(axis=0)).ravel(), 1.0)
+        """Number of untied full DOFs behind each reduced unknown (at least 1)."""
+        return np.maximum(np.asarray(self._untied_T.sum(axis=0)).ravel(), 1.0)
 
     def strain_energy(self, u: np.ndarray, t: float) -> float:
         """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``."""
@@ -431,8 +454,14 @@ class BulkSystem:
         return out
 
 
-def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=False) -> BulkSystem:
-    """Assemble the block-diagonal stiffness (and mass) and the constraint map ``T``."""
+def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=False,
+                 ties=()) -> BulkSystem:
+    """Assemble the block-diagonal stiffness (and mass) and the constraint map ``T``.
+
+    ``ties`` (a sequence of :class:`Tie`) glue interfaces: their slave DOFs
+    leave the unknowns, ``T = S T_0`` (:attr:`BulkSystem.tie_map`).  A DOF
+    that is the slave of two ties, or ties in a cycle, raise ValueError.
+    """
     from .elasticity import body_stiffness, mass
 
     bodies = tuple(bodies)
@@ -450,17 +479,21 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
         dofs = dim * (node_offset[cp.body] + np.asarray(cp.nodes)) + cp.component
         dofs = dofs[~fixed[dofs]]
         group[dofs] = i
-    free = np.flatnonzero(~fixed & (group < 0))
+    S, tied = tie_map(ties, dim, node_offset, fixed | (group >= 0)) if ties else (None, None)
+    free = np.flatnonzero(~fixed & (group < 0) & (True if tied is None else ~tied))
     n_red = free.size + len(couplings)
     rows = np.concatenate([free, np.flatnonzero(group >= 0)])
     cols = np.concatenate([np.arange(free.size), free.size + group[group >= 0]])
     T = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n_red))
+    if S is not None:
+        T = (S @ T).tocsr()
     K_all = K + sum((s.matrix(s.stiffness, n) for s in springs), sp.csr_matrix((n, n)))
     K_hat = (T.T @ K_all @ T).tocsc()
     coupling_columns = free.size + np.arange(len(couplings))
     M = None
     if with_mass:
-        M = sp.block_diag([mass(b.basis, b.material.density) for b in bodies], format="csr")
+        M = sp.block_diag([mass(b.basis, b.element_density()) for b in bodies], format="csr")
     return BulkSystem(bodies=bodies, node_offset=node_offset, K=K, T=T, K_hat=K_hat,
                       dirichlet=tuple(dirichlet), couplings=tuple(couplings), loads=tuple(loads),
-                      fixed=fixed, coupling_columns=coupling_columns, springs=tuple(springs), M=M)
+                      fixed=fixed, coupling_columns=coupling_columns, springs=tuple(springs), M=M,
+                      ties=tuple(ties), tie_map=S, tied=tied)
