@@ -1,4 +1,4 @@
-"""Elastic bodies: a scikit-fem mesh, a vector basis and a material.
+"""Elastic bodies: a scikit-fem mesh, a vector basis and one material or one per mesh region.
 
 A body's degrees of freedom are grouped by *DOF node*: a mesh vertex, or for
 quadratic elements also an edge midpoint.  Component ``c`` of DOF node ``k``
@@ -11,12 +11,22 @@ The scikit-fem basis of a P1 body is built only when first used
 (:attr:`ElasticBody.basis`): the stiffness, the von Mises output, DOF numbering and
 node coordinates of P1 bodies do without it, which matters on meshes of a
 million DOFs where the basis holds gigabytes of quadrature data.
+
+A body has one :class:`~fecontact.bodies.elasticity.Material`, or a mapping
+``{subdomain name: Material}`` over the named subdomains of its mesh
+(``mesh.subdomains``, e.g. the physical surfaces or volumes of a Gmsh file,
+see :func:`fecontact.io.meshfile.load_mesh`) that gives every element
+exactly one material.  The assembly reads the per-element parameters
+(:meth:`ElasticBody.element_lame`, :meth:`ElasticBody.element_density`);
+:attr:`ElasticBody.material` is the one material of a body that has one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 import skfem
@@ -36,9 +46,14 @@ def element_types(element: str, dim: int) -> tuple:
     return ELEMENTS[element][dim]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ElasticBody:
     """An elastic body.
+
+    ``ElasticBody(name, mesh, element, material)`` takes ``material`` as a
+    :class:`~fecontact.bodies.elasticity.Material` or as a mapping
+    ``{subdomain name: Material}`` (see :meth:`create`, which also checks
+    the mesh).
 
     Attributes
     ----------
@@ -47,7 +62,18 @@ class ElasticBody:
     element : str
         One of ``ELEMENTS``: ``"P1"``, ``"P2"`` (triangles, tetrahedra) or
         ``"Q1"`` (quadrilaterals, hexahedra).
+    regions : Mapping[str, Material] or None
+        The material of every named subdomain of the mesh (read-only), or
+        None when one material fills the body.
+    materials : tuple of Material
+        The distinct materials of the body, in the order of ``regions``;
+        one entry for a body of one material (also when several regions
+        share it).
+    element_material : ndarray of int, shape (n_elements,)
+        Index into ``materials`` of every mesh element (read-only).
     material : Material
+        The material of a body of one material (a property; a clear
+        ``ValueError`` for a body of several materials).
     basis : skfem.Basis
         Vector basis of the displacement (a cached property: for P1 bodies
         built on first access, for the others when the body is created).
@@ -56,11 +82,22 @@ class ElasticBody:
     name: str
     mesh: skfem.Mesh
     element: str
-    material: Material
+    regions: Mapping[str, Material] | None
+    materials: tuple[Material, ...]
+    element_material: np.ndarray = field(repr=False, compare=False)
+
+    def __init__(self, name: str, mesh: skfem.Mesh, element: str,
+                 material: Material | Mapping[str, Material]):
+        regions, materials, index = _resolve_materials(name, mesh, material)
+        for key, value in (("name", name), ("mesh", mesh), ("element", element),
+                           ("regions", regions), ("materials", materials),
+                           ("element_material", index)):
+            object.__setattr__(self, key, value)
 
     @staticmethod
-    def create(name: str, mesh: skfem.Mesh, element: str, material: Material) -> "ElasticBody":
-        """A body checked for a supported element, mesh type and sound elements.
+    def create(name: str, mesh: skfem.Mesh, element: str,
+               material: Material | Mapping[str, Material]) -> "ElasticBody":
+        """A body checked for a supported element, mesh type, sound elements and materials.
 
         Parameters
         ----------
@@ -70,7 +107,10 @@ class ElasticBody:
             for P1 and P2, ``MeshQuad1``/``MeshHex1`` for Q1).
         element : str
             ``"P1"``, ``"P2"`` or ``"Q1"``.
-        material : Material
+        material : Material or Mapping[str, Material]
+            One material for the whole body, or the material of each named
+            subdomain of ``mesh.subdomains``; the subdomains named must
+            cover every element exactly once.
 
         Returns
         -------
@@ -79,8 +119,12 @@ class ElasticBody:
         Raises
         ------
         ValueError
-            For an unknown element, a mesh of the wrong type or dimension, or a
-            degenerate or inverted element (:func:`fecontact.mesh.quality.element_findings`).
+            For an unknown element, a mesh of the wrong type or dimension, a
+            degenerate or inverted element (:func:`fecontact.mesh.quality.element_findings`),
+            an unknown subdomain name, elements with no material or with
+            several, or 2D materials of different plane models.
+        TypeError
+            If ``material`` is neither a Material nor a mapping of Materials.
         RuntimeError
             If the scikit-fem basis of a P2 or Q1 body does not number its DOFs
             in the interleaved layout ``dim*k + c``.
@@ -105,6 +149,63 @@ class ElasticBody:
             if not np.array_equal(body.node_dofs, expected):
                 raise RuntimeError("unexpected DOF layout in the scikit-fem basis")
         return body
+
+    @property
+    def material(self) -> Material:
+        """The material of a body of one material.
+
+        Raises
+        ------
+        ValueError
+            For a body of several materials; use :attr:`materials`,
+            :meth:`element_lame`, :meth:`element_density` or
+            :meth:`contact_modulus` there.
+        """
+        if len(self.materials) != 1:
+            raise ValueError(f"body {self.name!r} has {len(self.materials)} materials (regions "
+                             f"{', '.join(self.regions)}); use its materials, element_lame(), "
+                             f"element_density() or contact_modulus()")
+        return self.materials[0]
+
+    @property
+    def plane_model(self) -> str:
+        """The plane model shared by the materials, ``"plane_strain"`` or ``"plane_stress"`` (2D)."""
+        return self.materials[0].model
+
+    def element_lame(self) -> tuple[np.ndarray, np.ndarray]:
+        """Lamé parameters ``(lambda, mu)`` of every element, each of shape (n_elements,).
+
+        In 2D those of the plane model (:meth:`fecontact.bodies.elasticity.Material.lame`).
+        """
+        lame = np.array([m.lame(self.dim) for m in self.materials])        # (n_materials, 2)
+        return lame[self.element_material, 0], lame[self.element_material, 1]
+
+    def element_density(self) -> np.ndarray:
+        """Density of every element, shape (n_elements,)."""
+        return np.array([m.density for m in self.materials])[self.element_material]
+
+    def element_poisson(self) -> np.ndarray:
+        """Poisson ratio of every element, shape (n_elements,)."""
+        return np.array([m.nu for m in self.materials])[self.element_material]
+
+    def contact_modulus(self, boundary: str | None = None) -> float:
+        """Smallest contact modulus ``E'`` of the body's materials.
+
+        Parameters
+        ----------
+        boundary : str, optional
+            Only the materials of the elements that touch this named
+            boundary; all materials when not given.
+
+        Returns
+        -------
+        float
+            The softest material's :meth:`~fecontact.bodies.elasticity.Material.contact_modulus`.
+        """
+        used = range(len(self.materials))
+        if boundary is not None and len(self.materials) > 1:
+            used = np.unique(self.element_material[self.mesh.f2t[0, self.facets(boundary)]])
+        return min(self.materials[i].contact_modulus(self.dim) for i in used)
 
     @cached_property
     def basis(self) -> skfem.Basis:
@@ -237,3 +338,53 @@ class ElasticBody:
             flip = np.einsum("in,in->n", normal, centroid - p0) > 0
         verts[:, flip] = verts[::-1, flip]
         return verts
+
+
+def _resolve_materials(name: str, mesh: skfem.Mesh, material) -> tuple:
+    """``(regions, materials, element_material)`` of a body's material argument, checked.
+
+    See :class:`ElasticBody` for the three values and :meth:`ElasticBody.create`
+    for the errors.
+    """
+    n_el = mesh.t.shape[1]
+    if isinstance(material, Material):
+        index = np.zeros(n_el, dtype=np.intp)
+        index.flags.writeable = False
+        return None, (material,), index
+    if not isinstance(material, Mapping) or not material:
+        raise TypeError(f"body {name!r}: material must be a Material or a non-empty mapping "
+                        f"{{subdomain name: Material}}, got {material!r}")
+    subdomains = mesh.subdomains or {}
+    known = ", ".join(sorted(str(k) for k in subdomains)) or "(none)"
+    regions = {}
+    for region, mat in material.items():
+        if not isinstance(mat, Material):
+            raise TypeError(f"body {name!r}: the material of subdomain {region!r} must be a "
+                            f"Material, got {mat!r}")
+        if region not in subdomains:
+            raise ValueError(f"body {name!r}: the mesh has no subdomain {region!r}; "
+                             f"it has: {known}")
+        regions[region] = mat
+    materials = tuple(dict.fromkeys(regions.values()))
+    models = sorted({m.model for m in materials})
+    if mesh.dim() == 2 and len(models) > 1:
+        raise ValueError(f"body {name!r}: all materials of a body must use the same plane "
+                         f"model, got {' and '.join(models)}")
+    index = np.full(n_el, -1, dtype=np.intp)
+    count = np.zeros(n_el, dtype=np.intp)
+    for region, mat in regions.items():
+        elements = np.unique(np.asarray(subdomains[region], dtype=np.int64))
+        if elements.size and (elements[0] < 0 or elements[-1] >= n_el):
+            raise ValueError(f"body {name!r}: subdomain {region!r} names elements outside the "
+                             f"mesh of {n_el} elements")
+        count[elements] += 1
+        index[elements] = materials.index(mat)
+    missing, twice = int(np.sum(count == 0)), int(np.sum(count > 1))
+    if missing or twice:
+        problems = [f"{missing} of {n_el} elements have no material"] if missing else []
+        problems += [f"{twice} elements lie in several of the subdomains given"] if twice else []
+        raise ValueError(f"body {name!r}: {' and '.join(problems)} (materials given for "
+                         f"{', '.join(map(str, regions))}; the mesh has: {known}); every element "
+                         f"needs exactly one material")
+    index.flags.writeable = False
+    return MappingProxyType(regions), materials, index

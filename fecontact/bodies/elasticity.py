@@ -6,6 +6,11 @@ Bodies of linear triangles and tetrahedra (element ``"P1"``) take a fast
 path without quadrature (:mod:`fecontact.bodies.p1`) in
 :func:`body_stiffness` and :func:`body_von_mises`; the functions taking a
 scikit-fem basis work for every element.
+
+A body may have one material per mesh region
+(:class:`fecontact.bodies.body.ElasticBody`): the ``body_*`` functions then
+use the parameters of every element.  A body of one material takes the
+same arithmetic as before, with scalar parameters.
 """
 
 from __future__ import annotations
@@ -75,42 +80,108 @@ def body_stiffness(body):
     """Bulk stiffness of a :class:`fecontact.bodies.body.ElasticBody` (scipy.sparse CSR).
 
     P1 bodies use :func:`fecontact.bodies.p1.p1_stiffness` and never build the
-    scikit-fem basis; other elements use :func:`stiffness`.  Both give the
+    scikit-fem basis; other elements use :func:`lame_stiffness`.  Both give the
     same matrix to round-off in the same DOF layout; the P1 pattern also
     keeps the explicit zeros of the full ``dim x dim`` block of every vertex
-    pair sharing an element.
+    pair sharing an element.  A body of several materials passes the Lamé
+    parameters of every element (:meth:`~fecontact.bodies.body.ElasticBody.element_lame`);
+    a body of one material passes scalars, as :func:`stiffness` does.
     """
+    if len(body.materials) == 1:
+        lam, mu = body.materials[0].lame(body.dim)
+    else:
+        lam, mu = body.element_lame()
     if body.is_linear_simplex:
         mesh = body.mesh
-        return p1_stiffness(mesh.p, mesh.t, *body.material.lame(mesh.dim()))
-    return stiffness(body.basis, body.material)
+        return p1_stiffness(mesh.p, mesh.t, lam, mu)
+    return lame_stiffness(body.basis, lam, mu)
 
 
 def stiffness(basis: skfem.Basis, material: Material):
-    """Assemble ``K_ij = int sigma(phi_j) : eps(phi_i) dx`` (scipy.sparse CSR).
+    """Assemble ``K_ij = int sigma(phi_j) : eps(phi_i) dx`` of one material (scipy.sparse CSR).
 
     Works for every element through a scikit-fem ``BilinearForm``; for P1
     bodies :func:`body_stiffness` is much faster.
     """
-    lam, mu = material.lame(basis.mesh.dim())
+    return lame_stiffness(basis, *material.lame(basis.mesh.dim()))
+
+
+def lame_stiffness(basis: skfem.Basis, lam, mu):
+    """Assemble the stiffness of Lamé parameters that are constant or vary per element (CSR).
+
+    Parameters
+    ----------
+    basis : skfem.Basis
+        Vector basis of the body.
+    lam, mu : float or ndarray, shape (basis.nelems,)
+        Lamé parameters (in 2D those of the plane model), one value or one
+        per element of the basis.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (basis.N, basis.N)
+    """
+    if np.ndim(lam) == 0 and np.ndim(mu) == 0:
+
+        @skfem.BilinearForm
+        def form(u, v, w):
+            eps_u = sym_grad(u)
+            sigma = 2.0 * mu * eps_u + lam * eye(trace(eps_u), eps_u.shape[0])
+            return ddot(sigma, sym_grad(v))
+
+        return form.assemble(basis).tocsr()
 
     @skfem.BilinearForm
-    def form(u, v, w):
+    def varying(u, v, w):
         eps_u = sym_grad(u)
-        sigma = 2.0 * mu * eps_u + lam * eye(trace(eps_u), eps_u.shape[0])
+        sigma = 2.0 * w.mu * eps_u + w.lam * eye(trace(eps_u), eps_u.shape[0])
         return ddot(sigma, sym_grad(v))
 
-    return form.assemble(basis).tocsr()
+    return varying.assemble(basis, lam=_at_quadrature(basis, lam),
+                            mu=_at_quadrature(basis, mu)).tocsr()
 
 
-def mass(basis: skfem.Basis, density: float):
-    """Assemble the consistent mass matrix ``M_ij = int rho phi_i . phi_j dx`` (CSR)."""
+def _at_quadrature(basis: skfem.Basis, values) -> np.ndarray:
+    """Element values (scalar or shape (nelems,)) repeated over the quadrature points: (nelems, nqp)."""
+    values = np.asarray(values, dtype=float)
+    shape = (basis.nelems, basis.X.shape[-1])
+    if values.ndim == 1 and values.size != shape[0]:
+        raise ValueError(f"need one value per element ({shape[0]}), got {values.size}")
+    column = values[:, None] if values.ndim == 1 else values
+    return np.ascontiguousarray(np.broadcast_to(column, shape))
+
+
+def mass(basis: skfem.Basis, density):
+    """Assemble the consistent mass matrix ``M_ij = int rho phi_i . phi_j dx`` (CSR).
+
+    Parameters
+    ----------
+    basis : skfem.Basis
+        Vector basis of the body.
+    density : float or ndarray, shape (basis.nelems,)
+        ``rho``, one value or one per element (e.g.
+        :meth:`fecontact.bodies.body.ElasticBody.element_density`).  A
+        constant array gives the same matrix as its one value.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (basis.N, basis.N)
+    """
+    values = np.asarray(density, dtype=float)
+    if values.ndim == 0 or (values.size and np.all(values == values.flat[0])):
+        rho = density if values.ndim == 0 else values.flat[0]
+
+        @skfem.BilinearForm
+        def form(u, v, w):
+            return rho * dot(u, v)
+
+        return form.assemble(basis).tocsr()
 
     @skfem.BilinearForm
-    def form(u, v, w):
-        return density * dot(u, v)
+    def varying(u, v, w):
+        return w.rho * dot(u, v)
 
-    return form.assemble(basis).tocsr()
+    return varying.assemble(basis, rho=_at_quadrature(basis, values)).tocsr()
 
 
 def constant_load(basis: skfem.AbstractBasis, value) -> np.ndarray:
@@ -166,14 +237,46 @@ def stress(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarray:
     ndarray, shape (dim, dim, n_elements, n_quadrature_points)
         In plane strain and plane stress the in-plane components.
     """
-    return _stress_of_gradient(basis.interpolate(u).grad, material)
+    grad = basis.interpolate(u).grad
+    return _stress_of_gradient(grad, *material.lame(grad.shape[0]))
 
 
-def _stress_of_gradient(grad: np.ndarray, material: Material) -> np.ndarray:
-    """Cauchy stress of displacement gradients ``grad``, shape (dim, dim, ...) -> same shape."""
+def body_stress(body, u: np.ndarray) -> np.ndarray:
+    r"""Cauchy stress at the quadrature points of a :class:`fecontact.bodies.body.ElasticBody`.
+
+    Like :func:`stress`, with the material of every element.
+
+    Parameters
+    ----------
+    u : ndarray, shape (dim*n_nodes,)
+        The body's displacement.
+
+    Returns
+    -------
+    ndarray, shape (dim, dim, n_elements, n_quadrature_points)
+    """
+    grad = body.basis.interpolate(u).grad
+    lam, mu, _ = _body_parameters(body, grad.ndim - 3)
+    return _stress_of_gradient(grad, lam, mu)
+
+
+def _body_parameters(body, extra: int) -> tuple:
+    """``(lambda, mu, nu)`` of a body: scalars for one material, else per element with ``extra`` trailing axes."""
+    if len(body.materials) == 1:
+        material = body.materials[0]
+        return (*material.lame(body.dim), material.nu)
+    shape = (-1,) + (1,) * extra
+    lam, mu = body.element_lame()
+    return lam.reshape(shape), mu.reshape(shape), body.element_poisson().reshape(shape)
+
+
+def _stress_of_gradient(grad: np.ndarray, lam, mu) -> np.ndarray:
+    """Cauchy stress of displacement gradients ``grad``, shape (dim, dim, ...) -> same shape.
+
+    ``lam`` and ``mu`` are scalars or arrays that broadcast against ``grad.shape[2:]``.
+    """
     dim = grad.shape[0]
     eps = 0.5 * (grad + np.swapaxes(grad, 0, 1))
-    lam, mu = material.lame(dim)
     trace = np.einsum("ii...->...", eps)
     extra = (1,) * (grad.ndim - 2)
     return lam * trace[None, None] * np.eye(dim).reshape((dim, dim) + extra) + 2.0 * mu * eps
@@ -191,8 +294,13 @@ def von_mises(basis: skfem.Basis, material: Material, u: np.ndarray) -> np.ndarr
     ndarray, shape (n_dof_nodes,)
     """
     sigma = stress(basis, material, u)                      # (d, d, nel, nq)
-    dim = sigma.shape[0]
-    vm = _von_mises_of_stress(sigma, material).mean(axis=1)                      # (nel,)
+    vm = _von_mises_of_stress(sigma, material.nu, material.model).mean(axis=1)     # (nel,)
+    return _basis_node_average(basis, vm)
+
+
+def _basis_node_average(basis: skfem.Basis, vm: np.ndarray) -> np.ndarray:
+    """Mean of element values ``vm`` (nel,) over the elements at each DOF node of a vector basis."""
+    dim = basis.mesh.dim()
     nodes = basis.element_dofs[::dim] // dim                                       # (nbfun, nel)
     return _node_average(nodes, vm, basis.N // dim)
 
@@ -210,22 +318,28 @@ def body_von_mises(body, u: np.ndarray) -> np.ndarray:
         The body's displacement.
     """
     if not body.is_linear_simplex:
-        return von_mises(body.basis, body.material, u)
+        if len(body.materials) == 1:
+            return von_mises(body.basis, body.materials[0], u)
+        _, _, nu = _body_parameters(body, 1)
+        vm = _von_mises_of_stress(body_stress(body, u), nu, body.plane_model).mean(axis=1)
+        return _basis_node_average(body.basis, vm)
     mesh = body.mesh
     grad = p1_displacement_gradients(mesh.p, mesh.t, u)                          # (d, d, nel)
-    vm = _von_mises_of_stress(_stress_of_gradient(grad, body.material), body.material)
+    lam, mu, nu = _body_parameters(body, 0)
+    vm = _von_mises_of_stress(_stress_of_gradient(grad, lam, mu), nu, body.plane_model)
     return _node_average(mesh.t, vm, mesh.p.shape[1])
 
 
-def _von_mises_of_stress(sigma: np.ndarray, material: Material) -> np.ndarray:
+def _von_mises_of_stress(sigma: np.ndarray, nu, model: str) -> np.ndarray:
     """Von Mises stress of Cauchy stresses ``sigma``, shape (dim, dim, ...) -> (...).
 
-    In 2D the out-of-plane ``sigma_zz`` of the plane model is added.
+    In 2D the out-of-plane ``sigma_zz`` of the plane ``model`` is added, with
+    the Poisson ratio ``nu`` (scalar or broadcasting against ``sigma.shape[2:]``).
     """
     dim = sigma.shape[0]
     extra = (1,) * (sigma.ndim - 2)
     if dim == 2:
-        szz = (material.nu * (sigma[0, 0] + sigma[1, 1]) if material.model == "plane_strain"
+        szz = (nu * (sigma[0, 0] + sigma[1, 1]) if model == "plane_strain"
                else np.zeros_like(sigma[0, 0]))
         full = np.zeros((3, 3) + sigma.shape[2:])
         full[:2, :2] = sigma

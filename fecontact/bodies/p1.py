@@ -107,7 +107,7 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                      a[0] * b[1] - a[1] * b[0]])
 
 
-def p1_stiffness(p: np.ndarray, t: np.ndarray, lam: float, mu: float) -> sp.csr_matrix:
+def p1_stiffness(p: np.ndarray, t: np.ndarray, lam, mu) -> sp.csr_matrix:
     r"""Isotropic linear-elastic stiffness of P1 triangles or tetrahedra.
 
     Assembles ``K_{ai,bj} = sum_e |e| (lam g_a,i g_b,j + mu g_a,j g_b,i
@@ -124,9 +124,11 @@ def p1_stiffness(p: np.ndarray, t: np.ndarray, lam: float, mu: float) -> sp.csr_
         Vertex coordinates.
     t : ndarray of int, shape (dim+1, n_elements)
         Element vertices.
-    lam, mu : float
+    lam, mu : float or ndarray, shape (n_elements,)
         Lamé parameters (in 2D those of the plane model, see
-        :meth:`fecontact.bodies.elasticity.Material.lame`).
+        :meth:`fecontact.bodies.elasticity.Material.lame`): one value for
+        the whole mesh, or one per element (a body of several materials,
+        :meth:`fecontact.bodies.body.ElasticBody.element_lame`).
 
     Returns
     -------
@@ -138,6 +140,10 @@ def p1_stiffness(p: np.ndarray, t: np.ndarray, lam: float, mu: float) -> sp.csr_
         columns.
     """
     dim, n = p.shape
+    for name, value in (("lam", lam), ("mu", mu)):
+        if np.ndim(value) not in (0, 1) or (np.ndim(value) == 1 and len(value) != t.shape[1]):
+            raise ValueError(f"{name} must be one value or one per element ({t.shape[1]}), "
+                             f"got shape {np.shape(value)}")
     gradients, measures = _vertex_gradients(p, t)
     block_of_pair, block_rows, block_cols = _block_pattern(t, n)
     data = np.empty((block_rows.size, dim, dim))
@@ -192,7 +198,8 @@ def _block_pattern(t: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.nd
 def _element_component(gradients, dots, measures, lam, mu, i, j) -> np.ndarray:
     """Component ``(i, j)`` of every element's blocks, shape (dim+1, dim+1, n_el), ordered like the pairs.
 
-    ``gradients`` (dim+1, dim, n_el) and ``dots[a, b] = g_a . g_b`` (dim+1, dim+1, n_el).
+    ``gradients`` (dim+1, dim, n_el) and ``dots[a, b] = g_a . g_b`` (dim+1, dim+1, n_el);
+    ``lam`` and ``mu`` are scalars or of shape (n_el,).
     """
     g_i, g_j = gradients[:, i], gradients[:, j]                      # (dim+1, n_el)
     if i == j:

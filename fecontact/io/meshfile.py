@@ -1,4 +1,4 @@
-"""Mesh files: Gmsh ``.msh`` with physical groups as boundary names, and anything meshio reads.
+"""Mesh files: Gmsh ``.msh`` with physical groups as boundary and subdomain names, and anything meshio reads.
 
 A Gmsh mesh may be linear or quadratic (``triangle6``, ``tetra10``,
 ``quad9``/``quad8``, ``hexahedron27``/``hexahedron20``).  The body mesh is
@@ -11,6 +11,17 @@ it differs from the Gmsh/VTK order for hexahedra), and the elements are
 oriented as the generators orient them: triangles counter-clockwise,
 hexahedra with positive Jacobian.  Physical groups of dimension ``dim - 1``
 become named boundaries, matched to the mesh facets by their vertices.
+
+Physical groups of the mesh's own dimension (surfaces in 2D, volumes in 3D)
+become named subdomains (``mesh.subdomains``: name -> sorted element
+indices of the returned mesh, as :meth:`skfem.Mesh.with_subdomains`
+takes them), e.g. the regions of a body of several materials
+(:class:`fecontact.bodies.body.ElasticBody`).  A physical group without a
+name (no ``$PhysicalNames`` entry) is named by its tag as a string, e.g.
+``"7"``.  Elements outside every physical group of that dimension belong to
+no subdomain.  Gmsh 2.2 files repeat an element once per physical group it
+belongs to: such repeats are read as one element, which belongs to every
+group it was listed in.
 """
 
 from __future__ import annotations
@@ -59,7 +70,20 @@ def read(path):
 
 
 def load_mesh(path) -> skfem.Mesh:
-    """Read a mesh file into a linear scikit-fem mesh with named boundaries.
+    """Read a mesh file into a linear scikit-fem mesh with named boundaries and subdomains.
+
+    Parameters
+    ----------
+    path : str or Path
+        A Gmsh ``.msh`` file (format 2.2 or 4.1) or any mesh meshio reads.
+
+    Returns
+    -------
+    skfem.Mesh
+        ``mesh.boundaries`` holds the physical groups of dimension
+        ``dim - 1`` (facet indices), ``mesh.subdomains`` those of dimension
+        ``dim`` (element indices; unnamed groups under their tag as a
+        string); each is None when the file has no such group.
 
     Raises
     ------
@@ -83,7 +107,7 @@ def load_mesh(path) -> skfem.Mesh:
                             + "); use one element type per body")
     cell_type = kinds.pop()
     nv = _VOLUME[volume[0].type][1]
-    t = np.vstack([b.data[:, :nv] for b in volume])
+    t, element_of_row = _unique_elements(np.vstack([b.data[:, :nv] for b in volume]))
     used = np.unique(t)
     renumber = np.full(mesh.points.shape[0], -1)
     renumber[used] = np.arange(used.size)
@@ -99,7 +123,57 @@ def load_mesh(path) -> skfem.Mesh:
     elif isinstance(skmesh, skfem.MeshHex1):
         skmesh = _positive_hexahedra(skmesh)
     boundaries = _physical_boundaries(mesh, skmesh, renumber, dim)
-    return skmesh.with_boundaries(boundaries) if boundaries else skmesh
+    if boundaries:
+        skmesh = skmesh.with_boundaries(boundaries)
+    subdomains = _physical_subdomains(mesh, dim, element_of_row)
+    return skmesh.with_subdomains(subdomains) if subdomains else skmesh
+
+
+def _unique_elements(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Elements of the file with repeats (the same vertices) removed, in first-seen order.
+
+    Returns
+    -------
+    t : ndarray of int, shape (n_elements, n_vertices)
+        ``rows`` itself when nothing repeats.
+    element_of_row : ndarray of int, shape (n_rows,)
+        The element of every row of ``rows``.
+    """
+    _, first, inverse = np.unique(np.sort(rows, axis=1), axis=0, return_index=True,
+                                  return_inverse=True)
+    if first.size == rows.shape[0]:
+        return rows, np.arange(rows.shape[0])
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return rows[np.sort(first)], rank[inverse.ravel()]
+
+
+def _physical_subdomains(mesh, dim: int, element_of_row: np.ndarray) -> dict:
+    """Named subdomains (name -> sorted element indices) from physical groups of dimension ``dim``.
+
+    The rows of the ``dim``-dimensional cell blocks, concatenated in file
+    order, are the elements ``element_of_row`` of the mesh.
+    """
+    names = {int(tag): name for name, (tag, group_dim) in (mesh.field_data or {}).items()
+             if int(group_dim) == dim}
+    out: dict = {name: [] for name in names.values()}
+    tags = mesh.cell_data.get("gmsh:physical")
+    if tags is not None:
+        start = 0
+        for block, block_tags in zip(mesh.cells, tags):
+            if block.type not in _VOLUME or _VOLUME[block.type][0] != dim:
+                continue
+            rows = element_of_row[start:start + len(block.data)]
+            start += len(block.data)
+            block_tags = np.asarray(block_tags).ravel()
+            for tag in np.unique(block_tags[block_tags > 0]):
+                name = names.get(int(tag), str(int(tag)))
+                if int(tag) not in names and name in names.values():
+                    raise MeshFileError(f"physical group {int(tag)} has no name and another "
+                                        f"group is named {name!r}")
+                out.setdefault(name, []).append(rows[block_tags == tag])
+    return {name: np.unique(np.concatenate(parts)).astype(np.int64) if parts
+            else np.zeros(0, dtype=np.int64) for name, parts in out.items()}
 
 
 def _positive_hexahedra(mesh: skfem.MeshHex1) -> skfem.MeshHex1:
