@@ -14,18 +14,23 @@ The data flow of one increment follows the subpackages:
 ``friction`` (return maps) -> ``solve`` (residual, Jacobian, backends, Newton)
 -> ``analysis`` (load stepping, dynamics) -> ``io`` / ``case`` -> ``run``.
 
-Running a case file end to end::
+Building and solving a model in Python (:mod:`fecontact.model`)::
 
-    import fecontact
-    result = fecontact.run_case("cases/hertz2d.toml", out_dir="out/hertz2d")
+    import skfem
+    import fecontact as fc
+
+    mesh = skfem.Mesh.load("meshes/half_disc.msh")   # Gmsh physical groups -> boundaries
+    disc = fc.Body("disc", mesh, "P1", fc.LinearElastic(E=1e4, nu=0.3, plane="strain"))
+    disc.fix("top", y=-0.02)
+    pair = fc.Contact(disc.surface("contact"),
+                      fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0)), fc.Frictionless())
+    result = fc.Model([disc], [pair]).solve(steps=4)
+    result.converged, result.reaction("top"), result.pressure
+
+Running a case file end to end (case files are built through the same calls)::
+
+    result = fc.run_case("cases/hertz2d.toml", out_dir="out/hertz2d")
     result.summary["converged"], result.state.multiplier[:, 0]   # contact pressure
-
-Building a model from a case and stepping it in Python::
-
-    case = fecontact.load_case("cases/hertz2d.toml")
-    model = fecontact.build_model(case)
-    backend = fecontact.make_backend("auto", model.problem)
-    records, state, timings = fecontact.run_steps(model.problem, backend, model.levels)
 
 The names below are the public API; everything else is reachable through
 its subpackage (``fecontact.contact.search``, ``fecontact.solve.schur``, ...).
@@ -43,14 +48,15 @@ from .analysis.static import SteppingOptions, StepRecord, run_steps
 from .bodies.body import ElasticBody
 from .bodies.elasticity import Material
 from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
-from .case.build import Model, build_model
+from .case.build import CaseModel, build_model
 from .case.schema import CaseError, load_case
 from .contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
 from .contact.pairs import ContactPair
 from .contact.surface import ContactSurface, contact_surface
-from .friction import (Coulomb, FrictionLaw, FrictionResponse, SmoothIPC, StaticKinetic, Status,
-                       VelocityDependent, status_counts)
+from .friction import (Coulomb, FrictionLaw, FrictionResponse, Frictionless, SmoothIPC,
+                       StaticKinetic, Status, VelocityDependent, status_counts)
 from .io.meshfile import load_mesh
+from .model import Body, Contact, LinearElastic, Model, PairFields, Solution, Tie
 from .run.result import RunResult
 from .run.static import prepare
 from .run.static import run as run_case
@@ -67,6 +73,8 @@ except PackageNotFoundError:          # a source tree that was never installed
     __version__ = "unknown"
 
 __all__ = [
+    # the model API
+    "Body", "LinearElastic", "Contact", "Tie", "Model", "Solution", "PairFields", "Frictionless",
     # bodies and meshes
     "ElasticBody", "Material", "BulkSystem", "build_system", "Amplitude", "Dirichlet", "Coupling",
     "Load", "Spring", "load_mesh",
@@ -83,6 +91,6 @@ __all__ = [
     "SteppingOptions", "StepRecord", "run_steps", "DynamicAnalysis", "DynamicsOptions",
     "DynamicState",
     # cases and runs
-    "load_case", "build_model", "Model", "CaseError", "prepare", "run_case", "RunResult",
+    "load_case", "build_model", "CaseModel", "CaseError", "prepare", "run_case", "RunResult",
     "residual_check", "ResidualCheck",
 ]

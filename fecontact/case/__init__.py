@@ -7,7 +7,7 @@
   amplitudes, supports and springs;
 * :mod:`.contact` -- the contact tables: slave surfaces, masters (bodies or
   rigid obstacles), formulations and friction laws;
-* :mod:`.build` -- the :class:`~fecontact.case.build.Model` of a validated
+* :mod:`.build` -- the :class:`~fecontact.case.build.CaseModel` of a validated
   case: bodies, bulk system, contact pairs, solver and analysis options;
 * :mod:`.checks` -- what only the built model shows: projection, facing
   surfaces, initial penetration, unsupported rigid-body modes, backend.

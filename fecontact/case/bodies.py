@@ -3,8 +3,8 @@
 The helpers :func:`fecontact.case.build.build_model` calls for each entry
 of ``[[bodies]]``: :func:`mesh_of` (a named generator of :mod:`fecontact.mesh`
 or a mesh file), :func:`amplitude_of` (``[[t, a], ...]`` tables),
-:func:`components_of` and :func:`boundary_nodes_of` (where a support,
-coupling or load applies), and :func:`spring_of`.  Each turns a bad entry
+:func:`components_of` and :func:`where_of` (which components and where a
+support, coupling or spring applies).  Each turns a bad entry
 into a :class:`fecontact.case.schema.CaseError` naming the file and the key.
 """
 
@@ -15,17 +15,10 @@ from pathlib import Path
 import numpy as np
 import skfem
 
-from ..bodies.body import ElasticBody
-from ..bodies.system import Amplitude, Spring
+from ..bodies.system import Amplitude
 from .schema import CaseError
-from ..contact.surface import contact_surface
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
-
-
-#: default amplitude of loads and imposed displacements without a table: a ramp
-#: over the pseudo-time [0, 1] in statics; in dynamics they act fully from t = 0
-CONSTANT = Amplitude((0.0,), (1.0,))
 
 
 def amplitude_of(table, where: str, source: str, default: Amplitude | None = None) -> Amplitude:
@@ -40,12 +33,12 @@ def amplitude_of(table, where: str, source: str, default: Amplitude | None = Non
     source : str
         Path of the case file, for error messages.
     default : Amplitude, optional
-        Used without a table; the ramp :meth:`fecontact.bodies.system.Amplitude.ramp`
-        when not given (statics), :data:`CONSTANT` in dynamics.
+        Returned without a table (``None``: the analysis' default, which the
+        model sets: a ramp in statics, constant in dynamics).
 
     Returns
     -------
-    Amplitude
+    Amplitude or None
 
     Raises
     ------
@@ -53,7 +46,7 @@ def amplitude_of(table, where: str, source: str, default: Amplitude | None = Non
         For a table that is not a list of pairs with increasing times.
     """
     if table is None:
-        return Amplitude.ramp() if default is None else default
+        return default
     arr = np.asarray(table, dtype=float)
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 1 or np.any(np.diff(arr[:, 0]) <= 0):
         raise CaseError(f"{source}: '{where}' must be [[t0, a0], [t1, a1], ...] with increasing t")
@@ -140,60 +133,13 @@ def components_of(bc: dict, dim: int, where: str, source: str) -> tuple:
     return tuple(out)
 
 
-def boundary_nodes_of(body: ElasticBody, bc: dict, where: str, source: str) -> np.ndarray:
-    """Body-local DOF nodes a support table applies to: a named boundary, or the node nearest a point.
+def where_of(bc: dict, where: str, source: str, point: bool = True) -> None:
+    """Check that a support table says where it applies: ``boundary`` (or ``point``, if allowed).
 
-    Parameters
-    ----------
-    body : ElasticBody
-    bc : dict
-        A table with ``boundary`` (a boundary name of the mesh) or ``point``
-        (``dim`` coordinates; the DOF node closest to it in the reference
-        configuration).
-    where, source : str
-        Dotted path of the table and path of the case file, for error messages.
-
-    Returns
-    -------
-    ndarray of int, shape (k,)
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        When neither is given.
     """
-    if "point" in bc:
-        p = np.asarray(bc["point"], float).reshape(-1, 1)
-        if p.shape[0] != body.dim:
-            raise CaseError(f"{source}: '{where}.point' needs {body.dim} coordinates")
-        dist = np.linalg.norm(body.node_coords - p, axis=0)
-        return np.array([int(np.argmin(dist))])
-    if "boundary" not in bc:
-        raise CaseError(f"{source}: '{where}' needs 'boundary' or 'point'")
-    try:
-        return body.boundary_nodes(bc["boundary"])
-    except KeyError as err:
-        raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
-
-
-def spring_of(spec: dict, body: ElasticBody, body_index: int, where: str, source: str):
-    """``(body index, Spring with body-local DOFs)`` from a ``spring`` table."""
-    for key in ("boundary", "component", "stiffness"):
-        if key not in spec:
-            raise CaseError(f"{source}: '{where}' needs '{key}'")
-    comp = components_of(spec, body.dim, where, source)
-    if len(comp) != 1:
-        raise CaseError(f"{source}: '{where}.component' must name one component")
-    try:
-        surface = contact_surface(body, body_index, spec["boundary"])
-    except KeyError as err:
-        raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
-    except ValueError as err:
-        raise CaseError(f"{source}: '{where}.boundary': {err}") from None
-    values = {}
-    for key in ("stiffness", "damping", "anchor_offset", "anchor_velocity"):
-        values[key] = float(spec.get(key, 0.0))
-        if not np.isfinite(values[key]):
-            raise CaseError(f"{source}: '{where}.{key}' must be finite")
-    if values["stiffness"] < 0 or values["damping"] < 0:
-        raise CaseError(f"{source}: '{where}': stiffness and damping must be >= 0")
-    weights = surface.area / surface.area.sum()
-    name = spec.get("name", f"{body.name}-{spec['boundary']}-spring")
-    return body_index, Spring(name, body.dim * surface.nodes + comp[0], weights,
-                              values["stiffness"], values["damping"], values["anchor_offset"],
-                              values["anchor_velocity"])
+    if "boundary" not in bc and not (point and "point" in bc):
+        raise CaseError(f"{source}: '{where}' needs 'boundary'" + (" or 'point'" if point else ""))

@@ -1,7 +1,7 @@
 """The model of a validated case: bodies, bulk system, contact pairs and solver options.
 
 :func:`build_model` turns the dict of :func:`fecontact.case.schema.load_case`
-into a :class:`Model`: it makes the meshes and bodies
+into a :class:`CaseModel` through the Python model API (:mod:`fecontact.model`): it makes the meshes and bodies
 (:mod:`fecontact.case.bodies`), places the loads, supports, couplings and
 springs in the global numbering of the bulk system
 (:func:`fecontact.bodies.system.build_system`), builds the contact pairs with
@@ -13,30 +13,39 @@ built model are :mod:`fecontact.case.checks`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import skfem
-
-from .bodies import CONSTANT, amplitude_of, boundary_nodes_of, components_of, mesh_of, spring_of
-from .contact import (ENFORCEMENTS, FORMULATIONS, check_mortar, master_of, surface_of, vector_of,
-                      friction_law)
 
 from ..analysis.static import SteppingOptions
-from ..bodies.body import ElasticBody
-from ..bodies.elasticity import Material, constant_load, pressure_load
-from ..bodies.system import Coupling, Dirichlet, Load, build_system
-from .schema import CaseError
-from ..contact.pairs import ContactPair
-from ..contact.surface import ContactSurface
+from ..bodies.elasticity import Material
+from ..model import Body, Contact, Model, Tie
 from ..solve.newton import NewtonOptions
-from ..solve.problem import ContactProblem, automatic_augmentation
+from ..solve.problem import ContactProblem
+from .bodies import amplitude_of, components_of, mesh_of, where_of
+from .contact import friction_law, master_of, surface_of
+from .schema import CaseError
 
 
 @dataclass(frozen=True)
-class Model:
-    """Everything a run needs, built from a case."""
+class CaseModel:
+    """Everything a run needs, built from a case: the assembled problem and the solver options.
+
+    Attributes
+    ----------
+    case : dict
+        The case as read.
+    problem : ContactProblem
+    levels : tuple of float
+        Load levels (static cases).
+    newton : NewtonOptions
+    stepping : SteppingOptions
+    backend : str
+    dynamics : DynamicsOptions or None
+    initial_velocity : ndarray or None
+    timings : dict
+    """
 
     case: dict
     problem: ContactProblem
@@ -52,173 +61,191 @@ class Model:
     timings: dict = field(default_factory=dict, compare=False)
 
 
-def build_model(case: dict) -> Model:
-    """Create bodies, constraints, loads, contact pairs and solver options."""
+def _material(table, where: str, source: str) -> Material:
+    """The material of a ``{E, nu, model, density}`` table."""
+    if not isinstance(table, dict):
+        raise CaseError(f"{source}: '{where}' must be a table {{ E = ..., nu = ... }}")
+    unknown = sorted(set(table) - {"E", "nu", "model", "density"})
+    if unknown:
+        raise CaseError(f"{source}: '{where}.{unknown[0]}' is not a material key (E, nu, model, "
+                        f"density)")
+    for key in ("E", "nu"):
+        if key not in table:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    try:
+        return Material(float(table["E"]), float(table["nu"]), table.get("model", "plane_strain"),
+                        float(table.get("density", 0.0)))
+    except (TypeError, ValueError) as err:
+        raise CaseError(f"{source}: '{where}': {err}") from None
+
+
+def _body_of(spec: dict, where: str, source: str, base: Path, timings: dict) -> Body:
+    """The :class:`fecontact.model.Body` of a ``[[bodies]]`` entry, with its supports and loads."""
+    tic = time.perf_counter()
+    mesh = mesh_of(spec["mesh"], f"{where}.mesh", source, base)
+    timings["build_mesh"] += time.perf_counter() - tic
+    tic = time.perf_counter()
+    try:
+        if "material" in spec:
+            material = _material(spec["material"], f"{where}.material", source)
+        else:
+            material = {str(region): _material(table, f"{where}.materials.{region}", source)
+                        for region, table in spec["materials"].items()}
+        body = Body(spec["name"], mesh, spec["element"], material,
+                    initial_velocity=spec.get("initial_velocity"))
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}': {err}") from None
+    timings["build_bodies"] += time.perf_counter() - tic
+
+    def call(w, key, method, *args, **kwargs):
+        try:
+            method(*args, **kwargs)
+        except KeyError as err:
+            raise CaseError(f"{source}: '{w}.{key}': {err.args[0]}") from None
+        except ValueError as err:
+            raise CaseError(f"{source}: '{w}': {err}") from None
+
+    for j, bc in enumerate(spec.get("dirichlet", [])):
+        w = f"{where}.dirichlet.{j}"
+        where_of(bc, w, source)
+        comps = components_of(bc, body.dim, w, source)
+        value = float(bc.get("value", 0.0))
+        name = bc.get("name", bc.get("boundary", f"{spec['name']}-point-{j}"))
+        call(w, "boundary", body.fix, bc.get("boundary"), point=bc.get("point"),
+             amplitude=amplitude_of(bc.get("amplitude"), f"{w}.amplitude", source), name=name,
+             **{"xyz"[c]: value for c in comps})
+    for j, cp in enumerate(spec.get("coupling", [])):
+        w = f"{where}.coupling.{j}"
+        where_of(cp, w, source, point=False)
+        comp = components_of(cp, body.dim, w, source)
+        if len(comp) != 1:
+            raise CaseError(f"{source}: '{w}.component' must name one component")
+        call(w, "boundary", body.couple, cp["boundary"], "xyz"[comp[0]], float(cp.get("force", 0.0)),
+             amplitude=amplitude_of(cp.get("amplitude"), f"{w}.amplitude", source),
+             name=cp.get("name", cp["boundary"]))
+    for j, sp_ in enumerate(spec.get("spring", [])):
+        w = f"{where}.spring.{j}"
+        for key in ("boundary", "component", "stiffness"):
+            if key not in sp_:
+                raise CaseError(f"{source}: '{w}' needs '{key}'")
+        comp = components_of(sp_, body.dim, w, source)
+        if len(comp) != 1:
+            raise CaseError(f"{source}: '{w}.component' must name one component")
+        options = {k: float(sp_[k]) for k in ("damping", "anchor_offset", "anchor_velocity")
+                   if k in sp_}
+        call(w, "boundary", body.spring, sp_["boundary"], "xyz"[comp[0]], float(sp_["stiffness"]),
+             name=sp_.get("name"), **options)
+    if "body_force" in spec:
+        call(f"{where}.body_force", "value", body.body_force, spec["body_force"])
+    for key, method in (("traction", body.traction), ("pressure", body.pressure)):
+        for j, load in enumerate(spec.get(key, [])):
+            w = f"{where}.{key}.{j}"
+            for required in ("boundary", "value"):
+                if required not in load:
+                    raise CaseError(f"{source}: '{w}' needs '{required}'")
+            call(w, "boundary", method, load["boundary"], load["value"],
+                 amplitude=amplitude_of(load.get("amplitude"), f"{w}.amplitude", source))
+    return body
+
+
+def _contact_of(spec: dict, where: str, bodies: dict, source: str) -> Contact:
+    """The :class:`fecontact.model.Contact` of a ``[[contact]]`` entry."""
+    for key in ("slave", "master"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    slave = surface_of(spec["slave"], f"{where}.slave", bodies, source)
+    master = master_of(spec["master"], f"{where}.master", bodies, source)
+    law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
+    options = {key: spec[key] for key in ("name", "formulation", "enforcement", "two_pass")
+               if key in spec}
+    options.update({key: float(spec[key]) for key in ("c_n", "c_t", "augmentation_factor",
+                                                      "penalty_factor") if key in spec})
+    try:
+        return Contact(slave, master, law, **options)
+    except ValueError as err:
+        # "<parameter> ..." names the key of the case's table
+        key, _, rest = str(err).partition(" ")
+        if key in spec or key in ("formulation", "enforcement"):
+            raise CaseError(f"{source}: '{where}.{key}' {rest}") from None
+        raise CaseError(f"{source}: '{where}': {err}") from None
+
+
+def _tie_of(spec: dict, where: str, bodies: dict, source: str) -> Tie:
+    """The :class:`fecontact.model.Tie` of a ``[[tie]]`` entry."""
+    for key in ("slave", "master"):
+        if key not in spec:
+            raise CaseError(f"{source}: '{where}' needs '{key}'")
+    slave = surface_of(spec["slave"], f"{where}.slave", bodies, source)
+    master = surface_of(spec["master"], f"{where}.master", bodies, source)
+    options = {"name": spec["name"]} if "name" in spec else {}
+    if "coverage_tolerance" in spec:
+        options["coverage_tolerance"] = float(spec["coverage_tolerance"])
+    try:
+        return Tie(slave, master, **options)
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}': {err}") from None
+
+
+def build_model(case: dict) -> CaseModel:
+    """The model of a validated case, built through the Python model API.
+
+    Each ``[[bodies]]`` entry becomes a :class:`fecontact.model.Body` (its
+    supports, couplings, springs and loads added by the body's methods),
+    each ``[[contact]]`` entry a :class:`fecontact.model.Contact`; the
+    :class:`fecontact.model.Model` of them is assembled
+    (:meth:`fecontact.model.Model.assemble`) and the case's solver, step
+    or dynamics tables are read.
+
+    Parameters
+    ----------
+    case : dict
+        From :func:`fecontact.case.schema.load_case`.
+
+    Returns
+    -------
+    CaseModel
+
+    Raises
+    ------
+    CaseError
+        One line naming the file and the key of the first problem found.
+    """
     source, base = case["_path"], Path(case["_dir"])
-    bodies, dirichlet, couplings, loads, springs = [], [], [], [], []
-    velocities = []
-    index = {}
     dynamic = "dynamics" in case
-    default = CONSTANT if dynamic else None
-
-    def amplitude(table, where):
-        return amplitude_of(table, where, source, default)
-
     tic_build = time.perf_counter()
     timings = {"build_mesh": 0.0, "build_bodies": 0.0}
+    bodies: dict = {}
     for i, spec in enumerate(case["bodies"]):
         where = f"bodies.{i}"
-        tic = time.perf_counter()
-        mesh = mesh_of(spec["mesh"], f"{where}.mesh", source, base)
-        timings["build_mesh"] += time.perf_counter() - tic
-        mat = spec["material"]
-        for key in ("E", "nu"):
-            if key not in mat:
-                raise CaseError(f"{source}: '{where}.material' needs '{key}'")
-        try:
-            material = Material(float(mat["E"]), float(mat["nu"]), mat.get("model", "plane_strain"),
-                                float(mat.get("density", 0.0)))
-            tic = time.perf_counter()
-            body = ElasticBody.create(spec["name"], mesh, spec["element"], material)
-            timings["build_bodies"] += time.perf_counter() - tic
-        except ValueError as err:
-            raise CaseError(f"{source}: '{where}': {err}") from None
-        if spec["name"] in index:
+        if spec["name"] in bodies:
             raise CaseError(f"{source}: '{where}.name' = {spec['name']!r} is used twice")
-        if dynamic and not material.density > 0:
+        body = _body_of(spec, where, source, base, timings)
+        if dynamic and not all(m.density > 0 for m in body.part.materials):
             raise CaseError(f"{source}: '{where}.material.density' must be > 0 in a dynamic case")
-        index[spec["name"]] = i
-        bodies.append(body)
-        velocity = vector_of(spec, "initial_velocity", [0.0] * body.dim, body.dim, where, source)
-        velocities.append(np.tile(velocity, body.n_nodes))
-        for j, bc in enumerate(spec.get("dirichlet", [])):
-            w = f"{where}.dirichlet.{j}"
-            nodes = boundary_nodes_of(body, bc, w, source)
-            name = bc.get("name", bc.get("boundary", f"{spec['name']}-point-{j}"))
-            dirichlet.append(Dirichlet(name, i, nodes, components_of(bc, body.dim, w, source),
-                                       float(bc.get("value", 0.0)),
-                                       amplitude(bc.get("amplitude"), f"{w}.amplitude")))
-        for j, cp in enumerate(spec.get("coupling", [])):
-            w = f"{where}.coupling.{j}"
-            nodes = boundary_nodes_of(body, cp, w, source)
-            comp = components_of(cp, body.dim, w, source)
-            if len(comp) != 1:
-                raise CaseError(f"{source}: '{w}.component' must name one component")
-            couplings.append(Coupling(cp.get("name", cp["boundary"]), i, nodes, comp[0],
-                                      float(cp.get("force", 0.0)),
-                                      amplitude(cp.get("amplitude"), f"{w}.amplitude")))
-        for j, sp_ in enumerate(spec.get("spring", [])):
-            springs.append(spring_of(sp_, body, i, f"{where}.spring.{j}", source))
-        if "body_force" in spec:
-            vec = constant_load(body.basis, spec["body_force"])
-            loads.append(Load(f"{spec['name']}-body-force", (i, vec),
-                              amplitude(None, f"{where}.body_force")))
-        for j, tr in enumerate(spec.get("traction", [])):
-            w = f"{where}.traction.{j}"
-            try:
-                facets = body.facets(tr["boundary"])
-            except KeyError as err:
-                raise CaseError(f"{source}: '{w}.boundary': {err.args[0]}") from None
-            fb = skfem.FacetBasis(mesh, body.basis.elem, facets=facets)
-            vec = constant_load(fb, tr["value"])
-            loads.append(Load(f"{spec['name']}-{tr['boundary']}", (i, vec),
-                              amplitude(tr.get("amplitude"), f"{w}.amplitude")))
-        for j, pr in enumerate(spec.get("pressure", [])):
-            w = f"{where}.pressure.{j}"
-            for key in ("boundary", "value"):
-                if key not in pr:
-                    raise CaseError(f"{source}: '{w}' needs '{key}'")
-            try:
-                facets = body.facets(pr["boundary"])
-            except KeyError as err:
-                raise CaseError(f"{source}: '{w}.boundary': {err.args[0]}") from None
-            fb = skfem.FacetBasis(mesh, body.basis.elem, facets=facets)
-            loads.append(Load(f"{spec['name']}-{pr['boundary']}-pressure",
-                              (i, pressure_load(fb, pr["value"])),
-                              amplitude(pr.get("amplitude"), f"{w}.amplitude")))
-    dims = {b.dim for b in bodies}
-    if len(dims) != 1:
+        bodies[spec["name"]] = body
+    if len({b.dim for b in bodies.values()}) != 1:
         raise CaseError(f"{source}: all bodies must have the same dimension")
-    # place body-local load vectors into global numbering
-    sizes = np.cumsum([0] + [b.dim * b.n_nodes for b in bodies])
-    n = sizes[-1]
-    placed = []
-    for load in loads:
-        bi, vec = load.vector
-        full = np.zeros(n)
-        full[sizes[bi]:sizes[bi + 1]] = vec
-        placed.append(Load(load.name, full, load.amplitude))
-    offsets = np.concatenate([[0], np.cumsum([b.n_nodes for b in bodies])])
-    springs = [replace(s, dofs=bodies[0].dim * offsets[body] + s.dofs) for body, s in springs]
-    tic = time.perf_counter()
-    system = build_system(bodies, dirichlet, couplings, placed, springs, with_mass=dynamic)
-    timings["build_assembly"] = time.perf_counter() - tic
-
-    pairs = []
-    for k, spec in enumerate(case["contact"]):
-        where = f"contact.{k}"
-        for key in ("slave", "master"):
-            if key not in spec:
-                raise CaseError(f"{source}: '{where}' needs '{key}'")
-        slave = surface_of(spec["slave"], f"{where}.slave", bodies, index, source)
-        master = master_of(spec["master"], f"{where}.master", bodies, index, source, system.dim,
-                         default)
-        law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
-        aug_factor = float(spec.get("augmentation_factor", 1.0))
-        auto = automatic_augmentation(system, slave.body, slave.area, aug_factor,
-                                      master.body if isinstance(master, ContactSurface) else None)
-        c_n = np.full_like(auto, float(spec["c_n"])) if "c_n" in spec else auto
-        c_t = np.full_like(auto, float(spec["c_t"])) if "c_t" in spec else c_n.copy()
-        formulation = spec.get("formulation", "node_to_segment")
-        if formulation not in FORMULATIONS:
-            raise CaseError(f"{source}: '{where}.formulation' = {formulation!r}; choose one of "
-                            f"{', '.join(FORMULATIONS)}")
-        if formulation == "mortar":
-            check_mortar(slave, master, bodies, f"{source}: '{where}.formulation' = 'mortar'")
-        name = spec.get("name", f"contact{k}")
-        enforcement = spec.get("enforcement", "multiplier")
-        if enforcement not in ENFORCEMENTS:
-            raise CaseError(f"{source}: '{where}.enforcement' = {enforcement!r}; choose one of "
-                            f"{', '.join(ENFORCEMENTS)}")
-        two_pass = bool(spec.get("two_pass", False))
-        if two_pass and (enforcement != "penalty" or formulation != "node_to_segment"
-                         or not hasattr(master, "facets")):
-            raise CaseError(f"{source}: '{where}.two_pass' needs a body as master, "
-                            f"formulation = 'node_to_segment' and enforcement = 'penalty' (with "
-                            f"multipliers the two passes constrain the interface twice and the "
-                            f"system is singular)")
-        if enforcement == "penalty" and law.has_friction:
-            raise CaseError(f"{source}: '{where}.enforcement' = 'penalty' is frictionless; "
-                            f"set friction.law = 'frictionless' or use enforcement = 'multiplier'")
-        factor = float(spec.get("penalty_factor", 1.0e3))
-        if enforcement == "penalty" and not (np.isfinite(factor) and factor > 0):
-            raise CaseError(f"{source}: '{where}.penalty_factor' must be > 0, got {factor}")
-
-        def penalty(surface):
-            if enforcement != "penalty":
-                return None
-            return automatic_augmentation(system, surface.body, surface.area, factor)
-
-        pairs.append(ContactPair(name=name, slave=slave, master=master, friction=law, c_n=c_n,
-                                 c_t=c_t, formulation=formulation, penalty=penalty(slave)))
-        if two_pass:
-            back = automatic_augmentation(system, master.body, master.area, aug_factor, slave.body)
-            pairs.append(ContactPair(name=f"{name}-reverse", slave=master, master=slave, friction=law,
-                                     c_n=back, c_t=back.copy(), formulation=formulation,
-                                     penalty=penalty(master)))
+    contacts = [_contact_of(spec, f"contact.{k}", bodies, source)
+                for k, spec in enumerate(case["contact"])]
+    ties = [_tie_of(spec, f"tie.{k}", bodies, source) for k, spec in enumerate(case.get("tie", []))]
+    try:
+        assembly = Model(list(bodies.values()), contacts, ties).assemble(dynamic=dynamic)
+    except ValueError as err:                  # a tie that cannot be made
+        raise CaseError(f"{source}: {err}") from None
+    timings.update(assembly.timings)
+    problem = assembly.problem
 
     solver = case.get("solver", {})
     newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
                            max_iterations=int(solver.get("max_iterations", 30)),
                            max_backtracks=int(solver.get("max_backtracks", 6)))
     stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)))
-    problem = ContactProblem(system, pairs)
     if dynamic:
         timings["build"] = time.perf_counter() - tic_build
-        return Model(case=case, problem=problem, levels=(), newton=newton, stepping=stepping,
-                     backend=solver.get("backend", "auto"),
-                     dynamics=_dynamics(case["dynamics"], stepping, source),
-                     initial_velocity=np.concatenate(velocities), timings=timings)
+        return CaseModel(case=case, problem=problem, levels=(), newton=newton, stepping=stepping,
+                         backend=solver.get("backend", "auto"),
+                         dynamics=_dynamics(case["dynamics"], stepping, source),
+                         initial_velocity=assembly.initial_velocity, timings=timings)
     steps = case["steps"]
     if "levels" in steps:
         levels = tuple(float(v) for v in steps["levels"])
@@ -231,8 +258,8 @@ def build_model(case: dict) -> Model:
     if any(b <= a for a, b in zip((0.0,) + levels, levels)):
         raise CaseError(f"{source}: 'steps.levels' must increase from above 0")
     timings["build"] = time.perf_counter() - tic_build
-    return Model(case=case, problem=problem, levels=levels, newton=newton, stepping=stepping,
-                 backend=solver.get("backend", "auto"), timings=timings)
+    return CaseModel(case=case, problem=problem, levels=levels, newton=newton, stepping=stepping,
+                     backend=solver.get("backend", "auto"), timings=timings)
 
 
 def _dynamics(spec: dict, stepping: SteppingOptions, source: str):

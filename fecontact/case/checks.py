@@ -215,7 +215,7 @@ def backend_findings(model, source: str) -> list:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
     source : str
         The case file, named in each finding.
 

@@ -3,8 +3,8 @@
 The helpers :func:`fecontact.case.build.build_model` calls for each entry
 of ``[[contact]]``: :func:`surface_of` (the slave, or a body master),
 :func:`master_of` (a body surface or a rigid line, circle, plane or
-sphere), :func:`friction_law` (the ``friction`` table) and
-:func:`check_mortar` (what the mortar formulation needs).  Each turns a bad
+sphere) and :func:`friction_law` (the ``friction`` table); the pair itself
+is a :class:`fecontact.model.Contact`, which checks the formulation.  Each turns a bad
 entry into a :class:`fecontact.case.schema.CaseError` naming the file and
 the key.
 """
@@ -17,28 +17,10 @@ from .bodies import amplitude_of
 
 from .schema import CaseError
 from ..contact.obstacles import OBSTACLES
-from ..contact.surface import contact_surface
-from ..friction import LAWS, Coulomb, SmoothIPC, StaticKinetic, VelocityDependent
+from ..friction import LAWS, Coulomb, Frictionless, SmoothIPC, StaticKinetic, VelocityDependent
 
-FORMULATIONS = ("node_to_segment", "mortar")
-ENFORCEMENTS = ("multiplier", "penalty")
-
-
-def check_mortar(slave, master, bodies, prefix):
-    """Mortar needs a body as master and linear facets (triangles in 3D)."""
-    if not hasattr(master, "facets"):
-        raise CaseError(f"{prefix} needs a body as master, not an obstacle")
-    for surface in (slave, master):
-        body = bodies[surface.body]
-        if body.has_edge_nodes:
-            raise CaseError(f"{prefix} needs linear elements; body {body.name!r} is {body.element}")
-        if body.dim == 3 and surface.facets.shape[0] != 3:
-            raise CaseError(f"{prefix} needs triangle facets in 3D (tetrahedra); body {body.name!r} "
-                            f"has quadrilaterals")
-
-
-def surface_of(spec, where, bodies, index, source):
-    """The contact surface named by a ``{body, boundary}`` table of a contact pair.
+def surface_of(spec: dict, where: str, bodies: dict, source: str):
+    """The surface named by a ``{body, boundary}`` table of a contact pair.
 
     Parameters
     ----------
@@ -46,15 +28,14 @@ def surface_of(spec, where, bodies, index, source):
         ``body`` (a body name) and ``boundary`` (a boundary name of its mesh).
     where : str
         Dotted path of the table in the case, for error messages.
-    bodies : sequence of ElasticBody
-    index : dict
-        Body name -> index in ``bodies``.
+    bodies : dict
+        Body name -> :class:`fecontact.model.Body`.
     source : str
         Path of the case file, for error messages.
 
     Returns
     -------
-    ContactSurface
+    fecontact.model.SurfaceRef
 
     Raises
     ------
@@ -64,12 +45,11 @@ def surface_of(spec, where, bodies, index, source):
     for key in ("body", "boundary"):
         if key not in spec:
             raise CaseError(f"{source}: '{where}' needs '{key}'")
-    if spec["body"] not in index:
+    if spec["body"] not in bodies:
         raise CaseError(f"{source}: '{where}.body' = {spec['body']!r} is not a body; "
-                        f"bodies: {', '.join(index)}")
-    i = index[spec["body"]]
+                        f"bodies: {', '.join(bodies)}")
     try:
-        return contact_surface(bodies[i], i, spec["boundary"])
+        return bodies[spec["body"]].surface(spec["boundary"])
     except KeyError as err:
         raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
     except ValueError as err:
@@ -104,7 +84,7 @@ def friction_law(spec: dict, where: str, source: str):
         if key in spec and not float(spec[key]) >= 0.0:
             raise CaseError(f"{source}: '{where}.{key}' must be >= 0, got {spec[key]}")
     if name == "frictionless":
-        return Coulomb(0.0)
+        return Frictionless()
 
     def coefficient(key, default=None):
         if key not in spec and default is None:
@@ -128,7 +108,7 @@ def friction_law(spec: dict, where: str, source: str):
     return SmoothIPC(mu_s, mu_k, eps_v)
 
 
-def master_of(spec, where, bodies, index, source, dim, default=None):
+def master_of(spec: dict, where: str, bodies: dict, source: str):
     """The master of a contact pair: a body's surface, or a rigid obstacle.
 
     Parameters
@@ -141,46 +121,39 @@ def master_of(spec, where, bodies, index, source, dim, default=None):
         and optionally ``displacement`` (default zero) and ``amplitude``.
     where : str
         Dotted path of the table in the case, for error messages.
-    bodies : sequence of ElasticBody
-    index : dict
-        Body name -> index in ``bodies``.
+    bodies : dict
+        Body name -> :class:`fecontact.model.Body`.
     source : str
         Path of the case file, for error messages.
-    dim : int
-        Dimension of the bodies; the obstacle must match it.
-    default : Amplitude, optional
-        Amplitude of the obstacle's displacement without an ``amplitude``
-        table (see :func:`fecontact.case.bodies.amplitude_of`).
 
     Returns
     -------
-    ContactSurface, RigidLine, RigidCircle, RigidPlane or RigidSphere
+    SurfaceRef, RigidLine, RigidCircle, RigidPlane or RigidSphere
     """
     if "body" in spec:
-        return surface_of(spec, where, bodies, index, source)
+        return surface_of(spec, where, bodies, source)
     kind = spec.get("obstacle")
+    dim = next(iter(bodies.values())).dim
     if kind not in OBSTACLES:
         raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = "
                         f"{'line or circle' if dim == 2 else 'plane or sphere'}")
     cls = OBSTACLES[kind]
-    obstacle_dim = cls.dim
-    if obstacle_dim != dim:
+    if cls.dim != dim:
         other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}[kind]
-        raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {obstacle_dim}D obstacle; "
+        raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {cls.dim}D obstacle; "
                         f"the bodies are {dim}D (use {other!r})")
     zero = [0.0] * dim
     disp = vector_of(spec, "displacement", zero, dim, where, source)
-    amp = amplitude_of(spec.get("amplitude"), f"{where}.amplitude", source, default)
+    amp = amplitude_of(spec.get("amplitude"), f"{where}.amplitude", source)
     if kind in ("line", "plane"):
         normal = vector_of(spec, "normal", zero[:-1] + [1.0], dim, where, source)
         if np.linalg.norm(normal) == 0:
             raise CaseError(f"{source}: '{where}.normal' must be non-zero")
-        return cls(vector_of(spec, "point", zero, dim, where, source),
-                   normal / np.linalg.norm(normal), disp, amp)
+        return cls(vector_of(spec, "point", zero, dim, where, source), normal, disp, amp)
     for key in ("center", "radius"):
         if key not in spec:
             raise CaseError(f"{source}: '{where}' ({kind}) needs '{key}'")
-    if spec["radius"] <= 0:
+    if not spec["radius"] > 0:
         raise CaseError(f"{source}: '{where}.radius' must be > 0")
     return cls(vector_of(spec, "center", zero, dim, where, source), float(spec["radius"]),
                bool(spec.get("inside", False)), disp, amp)

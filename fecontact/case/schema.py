@@ -27,6 +27,7 @@ SCHEMA = {
         "element": STRING,
         "mesh": TABLE,                      # checked against the generator's parameters
         "material": {"E": NUMBER, "nu": NUMBER, "model": STRING, "density": NUMBER},
+        "materials": TABLE,                 # subdomain name -> material table
         "body_force": ARRAY,
         "initial_velocity": ARRAY,
         "spring": [{"boundary": STRING, "component": STRING, "stiffness": NUMBER,
@@ -49,6 +50,12 @@ SCHEMA = {
         "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
         "formulation": STRING, "two_pass": BOOL, "enforcement": STRING, "penalty_factor": NUMBER,
         "penetration_tolerance": NUMBER,
+    }],
+    "tie": [{
+        "name": STRING,
+        "slave": {"body": STRING, "boundary": STRING},
+        "master": {"body": STRING, "boundary": STRING},
+        "coverage_tolerance": NUMBER,
     }],
     "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
     "dynamics": {"integrator": STRING, "rho_inf": NUMBER, "dt": NUMBER, "t_end": NUMBER,
@@ -202,9 +209,12 @@ def load_case(path, overrides=()) -> dict:
         raise CaseError(f"{source}: missing required table 'steps' (or 'dynamics')")
     names = []
     for i, body in enumerate(data["bodies"]):
-        for key in ("name", "mesh", "material", "element"):
+        for key in ("name", "mesh", "element"):
             if key not in body:
                 raise CaseError(f"{source}: 'bodies.{i}' needs '{key}'")
+        if ("material" in body) == ("materials" in body):
+            raise CaseError(f"{source}: 'bodies.{i}' needs 'material' (one material) or "
+                            f"'materials' (one per mesh region), not both")
         check_mesh_table(body["mesh"], f"bodies.{i}.mesh", source)
         names.append(body["name"])
     data["_path"] = source

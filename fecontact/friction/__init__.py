@@ -11,7 +11,7 @@ from .base import (LAWS, RESTUCK, SLIDING, STUCK, FrictionLaw, FrictionResponse,
                    FrictionState, TwoCoefficientLaw, cone_response)
 from .batch import FrictionBatch
 from .cone import ConeProjection, coulomb_return_map
-from .coulomb import Coulomb
+from .coulomb import Coulomb, Frictionless
 from .ipc import SmoothIPC
 from .residual import (AugmentedNormal, ContactResidual, alart_curnier, augmented_normal,
                        coulomb_residual)
@@ -28,7 +28,7 @@ OPEN, STICK, SLIP = Status.OPEN, Status.STICK, Status.SLIP
 
 __all__ = ["LAWS", "RESTUCK", "SLIDING", "STUCK", "FrictionLaw", "FrictionResponse",
            "FrictionStart", "FrictionState", "TwoCoefficientLaw", "cone_response", "FrictionBatch", "ConeProjection",
-           "coulomb_return_map", "Coulomb", "SmoothIPC", "StaticKinetic", "VelocityDependent",
+           "coulomb_return_map", "Coulomb", "Frictionless", "SmoothIPC", "StaticKinetic", "VelocityDependent",
            "AugmentedNormal", "ContactResidual", "alart_curnier", "augmented_normal",
            "coulomb_residual", "Status", "StatusCounts", "closed", "status_counts",
            "OPEN", "STICK", "SLIP",

@@ -42,3 +42,13 @@ class Coulomb(FrictionLaw):
     def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """``mu`` at every node, shape (m,)."""
         return np.full(np.shape(sliding), self.mu)
+
+
+def Frictionless() -> Coulomb:
+    """Frictionless contact, ``Coulomb(0.0)`` (case files: ``law = "frictionless"``).
+
+    Returns
+    -------
+    Coulomb
+    """
+    return Coulomb(0.0)

@@ -91,11 +91,32 @@ def load_mesh(path) -> skfem.Mesh:
         No 2D or 3D elements, mixed element types, or a physical group whose
         facets are not boundary facets of the mesh.
     """
+    return from_meshio_mesh(read(Path(path)))
+
+
+def from_meshio_mesh(mesh) -> skfem.Mesh:
+    """A meshio mesh as a linear scikit-fem mesh with named boundaries and subdomains.
+
+    What :func:`load_mesh` does after reading the file: the same element
+    order, orientation and physical groups (``gmsh:physical`` cell data
+    named by ``field_data``).
+
+    Parameters
+    ----------
+    mesh : meshio.Mesh
+
+    Returns
+    -------
+    skfem.Mesh
+
+    Raises
+    ------
+    MeshFileError
+        As :func:`load_mesh`.
+    """
     import meshio
     from skfem.io.meshio import from_meshio
 
-    path = Path(path)
-    mesh = read(path)
     volume = [b for b in mesh.cells if b.type in _VOLUME]
     if not volume:
         raise MeshFileError("no triangles, quadrilaterals, tetrahedra or hexahedra in the file")

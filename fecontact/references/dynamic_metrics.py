@@ -101,7 +101,7 @@ def stick_slip(model, series: dict, ref: dict) -> dict:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
     series : dict
         Time series of the run: ``t`` (n_steps,), and per spring name
         ``spring_velocity`` and ``spring_force`` (n_steps,).
@@ -164,7 +164,7 @@ def sliding_block(model, series: dict, ref: dict) -> dict:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
     series : dict
         Time series: ``t``, ``centroid_displacement`` per body name (n_steps, dim)
         and ``max_slip`` (n_steps,).
@@ -218,7 +218,7 @@ def velocity_weakening(model, series: dict, ref: dict) -> dict:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
     series : dict
         Time series: ``t`` and ``spring_velocity`` per spring name (n_steps,).
     ref : dict
@@ -262,7 +262,7 @@ def energy(model, series: dict, ref: dict) -> dict:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
     series : dict
         Time series: ``total`` (kinetic plus strain energy), ``external_work``,
         ``contact_work`` and ``balance_error`` (n_steps,).

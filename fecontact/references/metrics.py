@@ -46,11 +46,11 @@ def _geometry(model, pair: ContactPair, ref: dict) -> tuple[float, float, float]
     """Effective radius, effective modulus and contact-centre x of a pair."""
     bodies = model.problem.system.bodies
     slave = bodies[pair.slave.body]
-    inv_e = 1.0 / slave.material.contact_modulus(slave.dim)
+    inv_e = 1.0 / slave.contact_modulus(pair.slave.boundary)
     radii = [_radius(model, pair.slave.body)]
     if isinstance(pair.master, ContactSurface):
         master = bodies[pair.master.body]
-        inv_e += 1.0 / master.material.contact_modulus(master.dim)
+        inv_e += 1.0 / master.contact_modulus(pair.master.boundary)
         radii.append(_radius(model, pair.master.body))
     if "radius" in ref:
         radius = float(ref["radius"])
@@ -132,7 +132,7 @@ def model_slave_nodes(model) -> np.ndarray:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
 
     Returns
     -------
@@ -246,7 +246,7 @@ def uniform_stress(model, state, ref: dict) -> dict:
     ``reference.contact``, the largest deviation of the nodal contact
     pressures from ``n . sigma . n``.
     """
-    from ..bodies.elasticity import stress
+    from ..bodies.elasticity import body_stress
 
     system = model.problem.system
     exact = np.asarray(ref.get("stress"), float)
@@ -256,7 +256,7 @@ def uniform_stress(model, state, ref: dict) -> dict:
     scale = float(np.linalg.norm(exact))
     deviation = 0.0
     for b, body in enumerate(system.bodies):
-        sigma = stress(body.basis, body.material, state.u[system.body_dofs(b)])
+        sigma = body_stress(body, state.u[system.body_dofs(b)])
         diff = np.linalg.norm((sigma - exact[:, :, None, None]).reshape(system.dim**2, -1), axis=0)
         deviation = max(deviation, float(diff.max()) / scale)
     out = {"stress_deviation": _metric(deviation)}
@@ -302,7 +302,7 @@ def reference_findings(model) -> list:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
 
     Returns
     -------
@@ -326,7 +326,7 @@ def evaluate_reference(model, state) -> dict:
 
     Parameters
     ----------
-    model : fecontact.case.build.Model
+    model : fecontact.case.build.CaseModel
     state : fecontact.solve.state.StepState
         The final committed state.
 

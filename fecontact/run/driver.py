@@ -39,7 +39,7 @@ class RunSetup:
 
     Attributes
     ----------
-    model : Model
+    model : CaseModel
         The built case (:func:`fecontact.case.build.build_model`).
     name : str
         Case name.

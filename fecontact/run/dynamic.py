@@ -142,7 +142,7 @@ class DynamicRun(RunAnalysis):
 
     Parameters
     ----------
-    model : Model
+    model : CaseModel
         A dynamic case.
     name : str
         Case name (the plot's title).
@@ -350,7 +350,7 @@ def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, override
 
     Parameters
     ----------
-    model : Model
+    model : CaseModel
         A dynamic case.
     name : str
         Case name.

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.contact_results import pair_results
-from ..case.build import Model
+from ..case.build import CaseModel
 from ..solve.state import StepState
 from . import checkpoint
 
@@ -17,7 +17,7 @@ class RunResult:
 
     Attributes
     ----------
-    model : Model
+    model : CaseModel
         The built case.
     state : StepState
         The final state.
@@ -28,7 +28,7 @@ class RunResult:
         The output folder.
     """
 
-    model: Model
+    model: CaseModel
     state: StepState
     summary: dict
     out_dir: Path

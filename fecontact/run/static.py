@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analysis.contact_results import pair_results
 from ..analysis.static import Progress, run_steps
-from ..case.build import Model, build_model
+from ..case.build import CaseModel, build_model
 from ..case.checks import model_findings
 from ..case.schema import CaseError, load_case
 from ..friction import closed
@@ -35,7 +35,7 @@ from .verify import residual_check
 logger = logging.getLogger(__name__)
 
 
-def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
+def linear_reference_seconds(model: CaseModel, t: float, backend=None) -> float:
     """Wall time of one plain linear-elastic solve of the same system, from scratch.
 
     The backend's :meth:`~fecontact.solve.backends.LinearBackend.reference_solve`:
@@ -46,7 +46,7 @@ def linear_reference_seconds(model: Model, t: float, backend=None) -> float:
 
     Parameters
     ----------
-    model : Model
+    model : CaseModel
         The built case.
     t : float
         Load level of the external forces.
@@ -83,7 +83,7 @@ def prepare(case_path, overrides=()):
 
     Returns
     -------
-    (dict, Model)
+    (dict, CaseModel)
         The case as read and the model built from it.
 
     Raises
@@ -107,7 +107,7 @@ class StaticRun(RunAnalysis):
 
     Parameters
     ----------
-    model : Model
+    model : CaseModel
         A static case.
 
     Attributes

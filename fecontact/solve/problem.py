@@ -111,10 +111,10 @@ def automatic_augmentation(system: BulkSystem, slave_body: int, area: np.ndarray
     """
     body = system.bodies[slave_body]
     h = area if body.dim == 2 else np.sqrt(area)
-    compliance = 1.0 / body.material.contact_modulus(body.dim)
+    compliance = 1.0 / body.contact_modulus()
     if master_body is not None:
         master = system.bodies[master_body]
-        compliance += 1.0 / master.material.contact_modulus(master.dim)
+        compliance += 1.0 / master.contact_modulus()
     return factor / (compliance * h)
 
 

@@ -1,0 +1,219 @@
+"""Contact pairs of a model: a slave surface against a master surface or a rigid obstacle.
+
+:class:`Contact` is checked when it is made; the model turns it into a
+:class:`fecontact.contact.pairs.ContactPair` with the bodies' global
+numbering and the automatic augmentation (:meth:`Contact.pairs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..contact.obstacles import OBSTACLES
+from ..contact.pairs import ContactPair
+from ..friction import Frictionless, FrictionLaw
+from ..solve.problem import automatic_augmentation
+from .body import SurfaceRef
+
+FORMULATIONS = ("node_to_segment", "mortar")
+ENFORCEMENTS = ("multiplier", "penalty")
+OBSTACLE_TYPES = tuple(OBSTACLES.values())
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A contact pair: ``slave`` surface against ``master`` (a body's surface or a rigid obstacle).
+
+    Parameters
+    ----------
+    slave : SurfaceRef
+        ``body.surface("name")``; the softer, finer-meshed side by custom.
+    master : SurfaceRef, RigidLine, RigidCircle, RigidPlane or RigidSphere
+    friction : FrictionLaw
+        :func:`fecontact.Frictionless` (default), :class:`fecontact.Coulomb`,
+        :class:`fecontact.StaticKinetic`, :class:`fecontact.VelocityDependent`
+        or :class:`fecontact.SmoothIPC`.
+    name : str, optional
+        Default ``"contact<k>"`` with ``k`` its position in the model.
+    formulation : {"node_to_segment", "mortar"}
+        Node-to-segment (2D) / node-to-facet (3D), or mortar (bodies of
+        linear elements as master; triangle facets in 3D).
+    enforcement : {"multiplier", "penalty"}
+        Exact Signorini conditions by multipliers, or a frictionless penalty.
+    c_n, c_t : float, optional
+        Augmentation parameters; default automatic (``augmentation_factor``
+        times the contact stiffness of the pair per node, see
+        :func:`fecontact.automatic_augmentation`).  They change Newton's
+        path, never the converged solution.
+    augmentation_factor : float
+    penalty_factor : float
+        Penalty stiffness relative to the automatic augmentation (``penalty`` only).
+    two_pass : bool
+        Also the reverse pair (master nodes against slave facets); needs a
+        body as master, node-to-segment and ``penalty``.
+    """
+
+    slave: SurfaceRef
+    master: object
+    friction: FrictionLaw = field(default_factory=Frictionless)
+    name: str | None = None
+    formulation: str = "node_to_segment"
+    enforcement: str = "multiplier"
+    c_n: float | None = None
+    c_t: float | None = None
+    augmentation_factor: float = 1.0
+    penalty_factor: float = 1.0e3
+    two_pass: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.slave, SurfaceRef):
+            raise ValueError("slave must be a body's surface (body.surface('name'))")
+        if not isinstance(self.master, (SurfaceRef, *OBSTACLE_TYPES)):
+            raise ValueError("master must be a body's surface or a RigidLine, RigidCircle, "
+                             f"RigidPlane or RigidSphere, got {type(self.master).__name__}")
+        if not isinstance(self.friction, FrictionLaw):
+            raise ValueError(f"friction must be a friction law (fecontact.Coulomb(mu), ...), "
+                             f"got {self.friction!r}")
+        dim = self.slave.body.dim
+        if isinstance(self.master, OBSTACLE_TYPES) and self.master.dim != dim:
+            other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}
+            raise ValueError(f"obstacle = {self.master.kind!r} is a {self.master.dim}D obstacle; "
+                             f"the bodies are {dim}D (use {other[self.master.kind]!r})")
+        if self.formulation not in FORMULATIONS:
+            raise ValueError(f"formulation = {self.formulation!r}; choose one of "
+                             f"{', '.join(FORMULATIONS)}")
+        if self.enforcement not in ENFORCEMENTS:
+            raise ValueError(f"enforcement = {self.enforcement!r}; choose one of "
+                             f"{', '.join(ENFORCEMENTS)}")
+        if self.formulation == "mortar":
+            self._check_mortar()
+        body_master = isinstance(self.master, SurfaceRef)
+        if self.two_pass and (self.enforcement != "penalty" or self.formulation != "node_to_segment"
+                              or not body_master):
+            raise ValueError("two_pass needs a body as master, formulation = 'node_to_segment' and "
+                             "enforcement = 'penalty' (with multipliers the two passes constrain "
+                             "the interface twice and the system is singular)")
+        if self.enforcement == "penalty" and self.friction.has_friction:
+            raise ValueError("enforcement = 'penalty' is frictionless; use friction "
+                             "Frictionless() or enforcement = 'multiplier'")
+        if self.enforcement == "penalty" and not (np.isfinite(self.penalty_factor)
+                                                  and self.penalty_factor > 0):
+            raise ValueError(f"penalty_factor must be > 0, got {self.penalty_factor}")
+        for key in ("c_n", "c_t"):
+            value = getattr(self, key)
+            if value is not None and not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{key} must be > 0, got {value}")
+        if not (np.isfinite(self.augmentation_factor) and self.augmentation_factor > 0):
+            raise ValueError(f"augmentation_factor must be > 0, got {self.augmentation_factor}")
+
+    def _check_mortar(self):
+        prefix = "formulation = 'mortar'"
+        if not isinstance(self.master, SurfaceRef):
+            raise ValueError(f"{prefix} needs a body as master, not an obstacle")
+        for ref in (self.slave, self.master):
+            part = ref.body.part
+            if part.has_edge_nodes:
+                raise ValueError(f"{prefix} needs linear elements; body {part.name!r} is "
+                                 f"{part.element}")
+            if part.dim == 3 and ref.surface.facets.shape[0] != 3:
+                raise ValueError(f"{prefix} needs triangle facets in 3D (tetrahedra); body "
+                                 f"{part.name!r} has quadrilaterals")
+
+    def pairs(self, system, index: dict, name: str, default_amplitude) -> list:
+        """The contact pairs of the assembled model (two with ``two_pass``).
+
+        Parameters
+        ----------
+        system : BulkSystem
+        index : dict
+            Body object id -> body index in the model.
+        name : str
+            The pair's name (``self.name`` or the model's default).
+        default_amplitude : Amplitude
+            An obstacle's amplitude when it has none.
+
+        Returns
+        -------
+        list of ContactPair
+        """
+        slave = replace(self.slave.surface, body=index[id(self.slave.body)])
+        if isinstance(self.master, SurfaceRef):
+            master = replace(self.master.surface, body=index[id(self.master.body)])
+            master_body = master.body
+        else:
+            master = self.master
+            if master.amplitude is None:
+                master = replace(master, amplitude=default_amplitude)
+            master_body = None
+        auto = automatic_augmentation(system, slave.body, slave.area, self.augmentation_factor,
+                                      master_body)
+        c_n = np.full_like(auto, float(self.c_n)) if self.c_n is not None else auto
+        c_t = np.full_like(auto, float(self.c_t)) if self.c_t is not None else c_n.copy()
+
+        def penalty(surface):
+            if self.enforcement != "penalty":
+                return None
+            return automatic_augmentation(system, surface.body, surface.area, self.penalty_factor)
+
+        out = [ContactPair(name=name, slave=slave, master=master, friction=self.friction, c_n=c_n,
+                           c_t=c_t, formulation=self.formulation, penalty=penalty(slave))]
+        if self.two_pass:
+            back = automatic_augmentation(system, master.body, master.area,
+                                          self.augmentation_factor, slave.body)
+            out.append(ContactPair(name=f"{name}-reverse", slave=master, master=slave,
+                                   friction=self.friction, c_n=back, c_t=back.copy(),
+                                   formulation=self.formulation, penalty=penalty(master)))
+        return out
+
+
+@dataclass(frozen=True)
+class Tie:
+    """A bonded interface: the slave surface glued to the master surface (non-matching meshes).
+
+    The slave side's displacement follows the master's through dual-mortar
+    weights (:func:`fecontact.contact.tie.tie_constraint`), eliminated from
+    the unknowns, so a part can be meshed in pieces.
+
+    Parameters
+    ----------
+    slave, master : SurfaceRef
+        ``body.surface("name")`` of two bodies; take the finer or smaller
+        side as the slave.  Linear elements (P1, Q1).
+    name : str, optional
+        Default ``"<slave body>.<boundary> -> <master body>.<boundary>"``.
+    coverage_tolerance : float
+        Fraction of a slave node's shape function that may lie off the
+        master before the tie is refused.
+    """
+
+    slave: SurfaceRef
+    master: SurfaceRef
+    name: str | None = None
+    coverage_tolerance: float = 0.05
+
+    def __post_init__(self):
+        for key in ("slave", "master"):
+            if not isinstance(getattr(self, key), SurfaceRef):
+                raise ValueError(f"a tie's {key} must be a body's surface (body.surface('name'))")
+        if self.slave.body is self.master.body:
+            raise ValueError("a tie joins two different bodies")
+        if not (np.isfinite(self.coverage_tolerance) and 0 <= self.coverage_tolerance < 1):
+            raise ValueError(f"coverage_tolerance must lie in [0, 1), got {self.coverage_tolerance}")
+
+    def constraint(self, parts, index: dict):
+        """The tie constraint of the numbered bodies (:class:`fecontact.bodies.system.Tie`).
+
+        Parameters
+        ----------
+        parts : sequence of ElasticBody
+            The model's bodies in order.
+        index : dict
+            Body object id -> body index.
+        """
+        from ..contact.tie import tie_constraint
+
+        slave = replace(self.slave.surface, body=index[id(self.slave.body)])
+        master = replace(self.master.surface, body=index[id(self.master.body)])
+        return tie_constraint(slave, master, parts, self.name, self.coverage_tolerance)

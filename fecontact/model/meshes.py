@@ -1,0 +1,152 @@
+"""What a :class:`fecontact.model.Body` accepts as its mesh, and where its supports and loads go.
+
+:func:`as_linear_mesh` turns a scikit-fem mesh (linear or quadratic), a
+meshio mesh or a file path into the linear scikit-fem mesh a body is built
+on; :func:`element_name` picks the element from the mesh when none is
+given; :func:`facets_where` selects boundary facets by a predicate on
+coordinates, as scikit-fem's :meth:`skfem.Mesh.facets_satisfying` does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import skfem
+
+from ..io.meshfile import load_mesh
+
+#: quadratic scikit-fem mesh type -> (linear mesh type, element a body on it uses by default)
+QUADRATIC = {skfem.MeshTri2: (skfem.MeshTri1, "P2"), skfem.MeshTet2: (skfem.MeshTet1, "P2"),
+             skfem.MeshQuad2: (skfem.MeshQuad1, None), skfem.MeshHex2: (skfem.MeshHex1, None)}
+
+#: scikit-fem element class name -> element name of a body
+SKFEM_ELEMENTS = {"ElementTriP1": "P1", "ElementTetP1": "P1", "ElementTriP2": "P2",
+                  "ElementTetP2": "P2", "ElementQuad1": "Q1", "ElementHex1": "Q1"}
+
+
+def _facet_keys(facets: np.ndarray) -> np.ndarray:
+    """Sorted vertex tuples of facets as rows, shape (n, k)."""
+    return np.sort(facets, axis=0).T
+
+
+def _linear_of_quadratic(mesh: skfem.Mesh) -> skfem.Mesh:
+    """The linear mesh of a quadratic one: its vertices and elements, same boundaries and subdomains."""
+    linear_type, _ = QUADRATIC[type(mesh)]
+    used = np.unique(mesh.t)
+    renumber = np.full(mesh.p.shape[1], -1)
+    renumber[used] = np.arange(used.size)
+    out = linear_type(np.ascontiguousarray(mesh.p[:, used]), np.ascontiguousarray(renumber[mesh.t]))
+    boundaries = {}
+    if mesh.boundaries:
+        keys = _facet_keys(out.facets)
+        for name, facets in mesh.boundaries.items():
+            wanted = _facet_keys(renumber[mesh.facets[:, facets]])
+            _, inverse = np.unique(np.vstack([keys, wanted]), axis=0, return_inverse=True)
+            inverse = inverse.ravel()
+            position = np.full(inverse.max() + 1, -1)
+            position[inverse[:len(keys)]] = np.arange(len(keys))
+            boundaries[name] = position[inverse[len(keys):]]
+    if boundaries:
+        out = out.with_boundaries(boundaries)
+    if mesh.subdomains:
+        out = out.with_subdomains(dict(mesh.subdomains))
+    return out
+
+
+def as_linear_mesh(mesh, where: str = "mesh") -> skfem.Mesh:
+    """The linear scikit-fem mesh a body is built on.
+
+    Parameters
+    ----------
+    mesh : skfem.Mesh, meshio.Mesh, str or pathlib.Path
+        A scikit-fem mesh (``MeshTri1``, ``MeshQuad1``, ``MeshTet1``,
+        ``MeshHex1``, or their quadratic versions, of which the vertices and
+        elements are kept), a meshio mesh, or a mesh file (Gmsh ``.msh``
+        with its physical groups as named boundaries and subdomains, or any
+        format meshio reads).
+    where : str
+        How error messages name the mesh.
+
+    Returns
+    -------
+    skfem.Mesh
+        A linear mesh with the boundaries (and subdomains) of the input.
+
+    Raises
+    ------
+    ValueError
+        For a file that cannot be read or an unsupported mesh type.
+    """
+    if isinstance(mesh, (str, Path)):
+        path = Path(mesh)
+        if not path.is_file():
+            raise ValueError(f"{where}: mesh file not found ({path})")
+        from ..io.meshfile import MeshFileError
+
+        try:
+            return load_mesh(path)
+        except MeshFileError as err:
+            text = str(err) if str(err).startswith("cannot read mesh") else f"cannot read mesh ({err})"
+            raise ValueError(f"{where}: {text}") from None
+    if type(mesh).__module__.startswith("meshio"):
+        from ..io.meshfile import from_meshio_mesh
+
+        return from_meshio_mesh(mesh)
+    if type(mesh) in QUADRATIC:
+        return _linear_of_quadratic(mesh)
+    if isinstance(mesh, (skfem.MeshTri1, skfem.MeshQuad1, skfem.MeshTet1, skfem.MeshHex1)):
+        return mesh
+    raise ValueError(f"{where}: a body needs a scikit-fem MeshTri, MeshQuad, MeshTet or MeshHex, "
+                     f"a meshio mesh or a file path, got {type(mesh).__name__}")
+
+
+def element_name(element, mesh_in, mesh: skfem.Mesh) -> str:
+    """The element name of a body: given as a name or a scikit-fem element, or chosen from the mesh.
+
+    Parameters
+    ----------
+    element : str, skfem.Element, skfem.Element subclass or None
+        ``"P1"``, ``"P2"``, ``"Q1"``, a scalar or vector scikit-fem element
+        of those kinds (``skfem.ElementTriP2()``), or ``None``: ``"P2"`` on
+        a quadratic triangle or tetrahedron mesh, ``"P1"`` on triangles and
+        tetrahedra, ``"Q1"`` on quadrilaterals and hexahedra.
+    mesh_in : object
+        The mesh as the user gave it (for the quadratic default).
+    mesh : skfem.Mesh
+        The linear mesh.
+
+    Returns
+    -------
+    str
+    """
+    if element is None:
+        if type(mesh_in) in QUADRATIC and QUADRATIC[type(mesh_in)][1]:
+            return QUADRATIC[type(mesh_in)][1]
+        return "Q1" if isinstance(mesh, (skfem.MeshQuad1, skfem.MeshHex1)) else "P1"
+    if isinstance(element, str):
+        return element
+    inner = getattr(element, "elem", element)          # ElementVector(ElementTriP2())
+    name = inner.__name__ if isinstance(inner, type) else type(inner).__name__
+    if name not in SKFEM_ELEMENTS:
+        raise ValueError(f"element {name} is not supported; use one of "
+                         f"{', '.join(sorted(SKFEM_ELEMENTS))}")
+    return SKFEM_ELEMENTS[name]
+
+
+def facets_where(mesh: skfem.Mesh, test) -> np.ndarray:
+    """Boundary facets whose midpoints satisfy ``test(x) -> bool array``, as scikit-fem selects them.
+
+    Parameters
+    ----------
+    mesh : skfem.Mesh
+    test : callable
+        Takes coordinates of shape (dim, n) and returns a boolean array of
+        shape (n,).
+
+    Returns
+    -------
+    ndarray of int
+        Facet indices (possibly empty).
+    """
+    return np.asarray(mesh.facets_satisfying(test, boundaries_only=True), dtype=int)

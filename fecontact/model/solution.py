@@ -1,0 +1,220 @@
+"""The result of solving a model: the final state with the figures an engineer reads off it.
+
+::
+
+    result = model.solve(steps=4)
+    result.converged, result.reaction("top")       # (dim,) reaction of a named support
+    result.slave_points, result.pressure            # per slave node of the first pair
+    result.pair("contact0").force                   # resultant of a pair
+    result.to_pyvista()                             # every field on an UnstructuredGrid
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..analysis.contact_results import pair_results
+from ..io.output import point_data, write_pvd, write_vtu
+from ..solve.problem import ContactProblem
+from ..solve.state import StepState
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved model.
+
+    Attributes
+    ----------
+    problem : ContactProblem
+        The assembled problem (bodies, bulk system, contact pairs).
+    state : StepState
+        The final state: ``state.u`` the displacement (global numbering,
+        ``dim * node + component``), ``state.multiplier`` the tractions
+        ``(lam_n, lam_t...)`` of every slave node of every pair, stacked.
+    records : tuple
+        One :class:`fecontact.StepRecord` per load level (statics) or one
+        time record per step (dynamics).
+    timings : dict
+        Seconds in the linear solves and in the contact work.
+    failure : str
+        Why the analysis stopped short; ``""`` when it reached the end.
+    """
+
+    problem: ContactProblem = field(repr=False)
+    state: StepState = field(repr=False)
+    records: tuple = field(repr=False)
+    timings: dict
+    failure: str = ""
+
+    @property
+    def converged(self) -> bool:
+        """Whether every level (or time step) converged."""
+        return not self.failure and bool(self.records)
+
+    @property
+    def displacement(self) -> np.ndarray:
+        """Displacement of every DOF node of every body, shape (dim, n_nodes) (nodes stacked by body)."""
+        return self.state.u.reshape(-1, self.problem.dim).T
+
+    def body_displacement(self, name: str) -> np.ndarray:
+        """Displacement of one body's DOF nodes, shape (dim, n_nodes of the body)."""
+        b = self._body(name)
+        sysm = self.problem.system
+        return self.displacement[:, sysm.node_offset[b]:sysm.node_offset[b + 1]]
+
+    def _body(self, name: str) -> int:
+        names = [b.name for b in self.problem.system.bodies]
+        if name not in names:
+            raise KeyError(f"no body {name!r}; bodies: {', '.join(names)}")
+        return names.index(name)
+
+    def reaction(self, name: str) -> np.ndarray:
+        """Total force a named support exerts on its body, shape (dim,).
+
+        Parameters
+        ----------
+        name : str
+            The support's name (the boundary name of :meth:`Body.fix` by default).
+        """
+        sysm = self.problem.system
+        state = self.state
+        reactions = sysm.reactions(self.problem.full_residual(state.u, state.multiplier, state.t,
+                                                              state))
+        if name not in reactions:
+            raise KeyError(f"no support {name!r}; supports: {', '.join(reactions) or '(none)'}")
+        return np.asarray(reactions[name][:sysm.dim])
+
+    @property
+    def pairs(self) -> tuple:
+        """Resultants of every contact pair (:class:`fecontact.analysis.contact_results.PairResult`)."""
+        return pair_results(self.problem, self.state)
+
+    def pair(self, name: str):
+        """Resultants of the contact pair ``name`` (force, moment, area, max pressure, counts)."""
+        for result in self.pairs:
+            if result.name == name:
+                return result
+        raise KeyError(f"no contact pair {name!r}; pairs: "
+                       f"{', '.join(p.name for p in self.problem.pairs) or '(none)'}")
+
+    def contact(self, pair: str | None = None) -> "PairFields":
+        """Nodal contact fields of the slave nodes of a pair (default the first pair).
+
+        Parameters
+        ----------
+        pair : str, optional
+            The pair's name.
+
+        Returns
+        -------
+        PairFields
+        """
+        pairs = self.problem.pairs
+        names = [p.name for p in pairs]
+        if not pairs:
+            raise ValueError("the model has no contact pair")
+        if pair is not None and pair not in names:
+            raise KeyError(f"no contact pair {pair!r}; pairs: {', '.join(names)}")
+        k = 0 if pair is None else names.index(pair)
+        start = sum(p.n_nodes for p in pairs[:k])
+        rows = slice(start, start + pairs[k].n_nodes)
+        p, state = pairs[k], self.state
+        body = self.problem.system.bodies[p.slave.body]
+        return PairFields(name=p.name, points=body.node_coords[:, p.slave.nodes],
+                          pressure=state.multiplier[rows, 0].copy(),
+                          shear=state.multiplier[rows, 1:].copy(),
+                          normal=state.normal[rows].T.copy(), gap=state.gap[rows].copy(),
+                          status=state.status[rows].copy())
+
+    @property
+    def slave_points(self) -> np.ndarray:
+        """Reference coordinates of the first pair's slave nodes, shape (dim, m)."""
+        return self.contact().points
+
+    @property
+    def pressure(self) -> np.ndarray:
+        """Contact pressure ``lam_n >= 0`` of the first pair's slave nodes, shape (m,)."""
+        return self.contact().pressure
+
+    def point_data(self) -> dict:
+        """Every nodal field the VTU output holds, by name (:func:`fecontact.io.output.point_data`)."""
+        return point_data(self.problem, self.state)
+
+    def to_pyvista(self):
+        """The bodies with every field as a :class:`pyvista.UnstructuredGrid`.
+
+        Point data: ``displacement``, ``contact_pressure``, ``contact_traction``,
+        ``contact_normal``, the signed shear components, ``friction_utilisation``,
+        ``gap``, ``slip``, ``contact_status``, ``von_mises``, ``body``, ...
+        """
+        import tempfile
+
+        import pyvista
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "solution.vtu"
+            write_vtu(path, self.problem, self.state)
+            return pyvista.read(str(path))
+
+    def write_vtu(self, path) -> None:
+        """Write the final state to a VTU file (ParaView), with every field."""
+        write_vtu(Path(path), self.problem, self.state)
+
+
+@dataclass(frozen=True)
+class PairFields:
+    """Nodal contact fields of one pair's slave nodes (``m`` of them).
+
+    Attributes
+    ----------
+    name : str
+    points : ndarray, shape (dim, m)
+        Reference coordinates.
+    pressure : ndarray, shape (m,)
+        Normal traction ``lam_n`` (>= 0 in contact).
+    shear : ndarray, shape (m, dim - 1)
+        Tangential traction components in the node's tangent basis
+        (``state.multiplier_basis``; the VTU's ``contact_shear1/2``).
+    normal : ndarray, shape (dim, m)
+        Contact normal (from the master towards the slave).
+    gap : ndarray, shape (m,)
+    status : ndarray of int, shape (m,)
+        :class:`fecontact.Status` (open, stick, slip).
+    """
+
+    name: str
+    points: np.ndarray = field(repr=False)
+    pressure: np.ndarray = field(repr=False)
+    shear: np.ndarray = field(repr=False)
+    normal: np.ndarray = field(repr=False)
+    gap: np.ndarray = field(repr=False)
+    status: np.ndarray = field(repr=False)
+
+
+def write_steps(out: Path, problem: ContactProblem, written: list):
+    """A ``run_steps`` callback writing ``step_NNNN.vtu`` per level and the ``.pvd`` index.
+
+    Parameters
+    ----------
+    out : Path
+        Output folder (created).
+    problem : ContactProblem
+    written : list
+        Receives ``(time, file name)`` of every level written.
+
+    Returns
+    -------
+    callable(StepRecord, StepState, Progress)
+    """
+    out.mkdir(parents=True, exist_ok=True)
+
+    def on_step(record, state, progress):
+        name = f"step_{record.index:04d}.vtu"
+        write_vtu(out / name, problem, state)
+        written.append((record.load, name))
+        write_pvd(out / "solution.pvd", written)
+
+    return on_step
