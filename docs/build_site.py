@@ -39,6 +39,7 @@ DOCS = ROOT / "docs"
 PAGES = [
     ("Home", "index.md"),
     ("Getting started", "getting-started.md"),
+    ("Python API", "api.md"),
     ("Theory", "theory.md"),
     ("Case files", "cases.md"),
     ("Friction laws", [("Overview", "friction/index.md"), ("Coulomb", "friction/coulomb.md"),

@@ -5,6 +5,7 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -118,3 +119,39 @@ def test_an_evaluation_depends_on_its_arguments_only():
     np.testing.assert_array_equal(first.residual, again.residual)
     np.testing.assert_array_equal(first.kinematics.facet, again.kinematics.facet)
     assert (first.J21 != again.J21).nnz == 0
+
+
+ORDER = ["mesh", "friction", "bodies", "contact", "solve", "analysis", "io", "model", "case",
+         "references", "visuals", "run", "pfc", "cli"]
+
+
+def test_subpackages_import_only_earlier_ones():
+    """The import rule of docs/architecture.md, imports inside functions included."""
+    import ast
+
+    root = Path(fecontact.__file__).parent
+    assert ORDER == [p for p in ORDER if (root / p).is_dir() or (root / f"{p}.py").is_file()]
+    page = (root.parent / "docs" / "architecture.md").read_text()
+    assert " → ".join(ORDER) in page
+    offenders = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).parts
+        if rel[0] not in ORDER:
+            continue
+        mine = ORDER.index(rel[0].removesuffix(".py"))
+        package = ["fecontact", *rel[:-1]]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[:len(package) - node.level + 1]
+                    target = base + (node.module.split(".") if node.module else [])
+                else:
+                    target = (node.module or "").split(".")
+            elif isinstance(node, ast.Import):
+                target = node.names[0].name.split(".")
+            else:
+                continue
+            if target[0] == "fecontact" and len(target) > 1 and target[1] in ORDER:
+                if ORDER.index(target[1]) > mine:
+                    offenders.append(f"{'/'.join(rel)}:{node.lineno} imports {'.'.join(target)}")
+    assert not offenders, offenders

@@ -44,7 +44,7 @@ def test_issue_example_hertz_on_a_gmsh_mesh_loaded_by_scikit_fem():
     a, p0 = hertz_line(force[1], 1.0, e_star)
     x = result.slave_points[0]
     assert result.slave_points.shape == (2, x.size) and result.pressure.shape == x.shape
-    assert result.pressure.max() == pytest.approx(p0, rel=0.03)
+    assert result.pressure.max() == pytest.approx(p0, rel=0.01)     # measured 0.49 %
     loaded = result.pressure > 0
     assert np.abs(x[loaded]).max() == pytest.approx(a, rel=0.1)
     grid = result.to_pyvista()

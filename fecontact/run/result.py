@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..analysis.contact_results import pair_results
 from ..case.build import CaseModel
+from ..model.solution import Solution
 from ..solve.state import StepState
 from . import checkpoint
 
@@ -37,6 +38,21 @@ class RunResult:
     def converged(self) -> bool:
         """Whether the run finished and its final state passed the independent check."""
         return bool(self.summary.get("converged", False))
+
+    @property
+    def solution(self) -> Solution:
+        """The final state as a :class:`fecontact.Solution`: reactions, contact fields, ``to_pyvista()``.
+
+        Its ``records`` are the ``steps`` entries of the summary; its
+        ``failure`` the summary's ``reason`` when the run did not converge.
+        """
+        failure = "" if self.converged else str(self.summary.get("reason") or "not converged")
+        return Solution(self.model.problem, self.state, tuple(self.summary.get("steps", [])),
+                        dict(self.summary.get("timings", {})), failure)
+
+    def reaction(self, name: str):
+        """Total force of a named support on its body, shape (dim,) (:meth:`fecontact.Solution.reaction`)."""
+        return self.solution.reaction(name)
 
     @property
     def pairs(self) -> tuple:
