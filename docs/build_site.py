@@ -49,6 +49,7 @@ PAGES = [
     ("Reliability and restart", "reliability.md"),
     ("Siconos PFC export and solvers", "pfc.md"),
     ("Gallery", "gallery.md"),
+    ("Examples", "examples.md"),
     ("Benchmarks", "benchmarks.md"),
     ("Patch test", "patch_test.md"),
     ("Ironing", "ironing.md"),
