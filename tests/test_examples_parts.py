@@ -9,6 +9,7 @@ the Newton tolerance (1e-9 relative) where it enters, and the physics of
 the slip direction for the global force ratio of the 3D block.
 """
 
+import itertools
 import runpy
 from pathlib import Path
 
@@ -75,10 +76,10 @@ def test_hex_over_tet_partial_slip_shrinks_the_stick_zone(hex_over_tet):
     assert [s[0] for s in status] == hex_over_tet["LEVELS"]
     assert all(stick + slip == 81 for _, _, stick, slip in status)       # no node opens
     pulling = [stick for t, _, stick, _ in status if t > 0.5]
-    assert all(a >= b for a, b in zip(pulling, pulling[1:]))             # stick zone shrinks
+    assert all(a >= b for a, b in itertools.pairwise(pulling))    # stick zone shrinks
     assert pulling[0] > 40 and pulling[-1] == 0
     partial = [s for s in status if 0 < s[2] < 81 and s[0] > 0.5]
-    assert len(partial) >= 4                                             # several partial-slip levels
+    assert len(partial) >= 4                             # several partial-slip levels
     # at the pictured level the stick zone lies behind the slip zone (the trailing edge, x < 0)
     fields = hex_over_tet["partial"].contact()
     stick = fields.status == fc.Status.STICK
@@ -129,9 +130,11 @@ def test_wheel_balance_friction_and_the_one_material_limit(two_material):
     assert np.all(np.abs(fields.shear[closed, 0]) <= MU * fields.pressure[closed] * (1 + 1e-12))
     # hub and rim of one material: the one-material body, bit for bit
     assert figures["wheel: hub = rim = rubber vs one material, max |du| / max |u|"]["value"] == 0.0
-    assert np.array_equal(two_material["same"].state.multiplier, two_material["one"].state.multiplier)
+    same, one = two_material["same"], two_material["one"]
+    assert np.array_equal(same.state.multiplier, one.state.multiplier)
     # the steel hub matters: the stiffer wheel needs a larger force for the same axle travel
-    assert result.pair("tyre").force[1] > 1.05 * two_material["one"].pair("tyre").force[1]
+    # (measured 1.89 times the all-rubber wheel's)
+    assert result.pair("tyre").force[1] > 1.5 * one.pair("tyre").force[1]
 
 
 def test_two_material_plot(two_material, tmp_path):

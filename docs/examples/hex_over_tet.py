@@ -103,7 +103,7 @@ FIGURES = {
 
 
 def plot(path):
-    """Contact patch at the partial-slip level: status and friction utilisation; counts per level."""
+    """Contact patch at a partial-slip level (status, friction utilisation); counts per level."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
