@@ -143,23 +143,24 @@ def run_example(path: Path) -> dict:
 
 def page(done: list) -> str:
     text = ["# Examples", "",
-            "Short scripts in `docs/examples/` that build a model with the Python API "
+            ("Short scripts in `docs/examples/` that build a model with the Python API "
             "(`import fecontact as fc`, scikit-fem meshes), solve it and compare it with a "
             "closed form. Each keeps its results in a dict `FIGURES` and draws one picture with "
             "`plot(path)`; `python docs/examples/NAME.py [OUT.png]` prints the figures (and "
             "writes the picture). The test suite runs every example and checks its figures "
             "against the closed forms. This page is written by `python docs/make_examples.py`: "
-            "every number on it comes from the runs.", "",
-            f"Counted {LINE_RULE}. Run time: the script without its picture, one process, "
-            "on the machine that wrote the page.", "",
+             "every number on it comes from the runs."), "",
+            (f"Counted {LINE_RULE}. Run time: the script without its picture; the examples run "
+             "one after another in one Python process (the first one also imports the "
+             "libraries), on the machine that wrote the page."), "",
             "| example | lines of user code | run time (s) |", "|---|---|---|"]
-    text += [f"| [{_cell(d['title'])}](#{_anchor(d['title'])}) | {d['lines']} | "
-             f"{d['seconds']:.2f} |" for d in done]
+    text += [(f"| [{_cell(d['title'])}](#{_anchor(d['title'])}) | {d['lines']} | "
+              f"{d['seconds']:.2f} |") for d in done]
     text.append("")
     for d in done:
         text += [f"## {_escape(d['title'])}", "",
-                 f"`docs/examples/{d['stem']}.py`: {d['lines']} lines of user code, "
-                 f"ran in {d['seconds']:.2f} s.", "", d["text"], "",
+                 (f"`docs/examples/{d['stem']}.py`: {d['lines']} lines of user code, "
+                  f"ran in {d['seconds']:.2f} s."), "", d["text"], "",
                  *figures_table(d["figures"]), "",
                  f"![{_escape(d['title'])}](examples/{d['picture'].name})", "",
                  "```python", d["source"].rstrip("\n"), "```", ""]
@@ -178,7 +179,7 @@ def main() -> int:
         print(f"{path.stem} ...", flush=True)
         try:
             d = run_example(path)
-        except Exception:                       # report, go on with the others
+        except Exception:  # noqa: BLE001 -- any failure of an example: report it, run the others
             traceback.print_exc()
             failed.append(path.stem)
             continue

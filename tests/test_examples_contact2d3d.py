@@ -22,9 +22,9 @@ import runpy
 import numpy as np
 import pytest
 import skfem
+from conftest import ROOT
 
 import fecontact as fc
-from conftest import ROOT
 
 EXAMPLES = ROOT / "docs" / "examples"
 
