@@ -204,3 +204,25 @@ def test_dynamic_block_sliding_down_an_incline():
     x_final = result.displacement[0].mean()
     assert x_final == pytest.approx(0.5 * accel * 0.12 ** 2, rel=1e-3)    # measured 2.6e-4
     assert np.all(result.contact().status == fc.Status.SLIP)
+
+
+def test_model_check_names_the_free_motion_before_solving():
+    """A block held only vertically on frictionless contact: refused before any solve."""
+    m = skfem.MeshQuad.init_tensor(np.linspace(0, 2, 9), np.linspace(0, 1, 5))
+    block = fc.Body("block", m, "Q1", fc.LinearElastic(200.0, 0.3))
+    block.fix(lambda x: np.isclose(x[1], 1.0), y=-0.01, name="top")
+    floor = block.surface(lambda x: np.isclose(x[1], 0.0))
+    model = fc.Model([block], [fc.Contact(floor, fc.RigidLine((0, 0), (0, 1)))])
+    (finding,) = model.check()
+    assert "body 'block'" in finding and "translation along x" in finding
+    with pytest.raises(ValueError, match="translation along x"):
+        model.solve()
+    # friction holds it; an obstacle inside the block is an initial penetration
+    assert fc.Model([block], [fc.Contact(floor, fc.RigidLine((0, 0), (0, 1)), fc.Coulomb(0.3))]
+                    ).check() == []
+    inside = fc.Model([block], [fc.Contact(floor, fc.RigidLine((0, 0.1), (0, 1)), fc.Coulomb(0.3),
+                                           name="floor")])
+    (finding,) = inside.check()
+    assert finding.startswith("contact 'floor': initial penetration 0.1")
+    assert fc.Model([block], [fc.Contact(floor, fc.RigidLine((0, 0.1), (0, 1)), fc.Coulomb(0.3),
+                                         penetration_tolerance=0.2)]).check() == []

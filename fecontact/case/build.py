@@ -159,7 +159,8 @@ def _contact_of(spec: dict, where: str, bodies: dict, source: str) -> Contact:
     options = {key: spec[key] for key in ("name", "formulation", "enforcement", "two_pass")
                if key in spec}
     options.update({key: float(spec[key]) for key in ("c_n", "c_t", "augmentation_factor",
-                                                      "penalty_factor") if key in spec})
+                                                      "penalty_factor", "penetration_tolerance")
+                    if key in spec})
     try:
         return Contact(slave, master, law, **options)
     except ValueError as err:

@@ -53,6 +53,9 @@ class Contact:
     two_pass : bool
         Also the reverse pair (master nodes against slave facets); needs a
         body as master, node-to-segment and ``penalty``.
+    penetration_tolerance : float, optional
+        Initial penetration accepted by the model check (an interference
+        fit); default ``1e-6`` times the model's bounding-box diagonal.
     """
 
     slave: SurfaceRef
@@ -66,6 +69,7 @@ class Contact:
     augmentation_factor: float = 1.0
     penalty_factor: float = 1.0e3
     two_pass: bool = False
+    penetration_tolerance: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.slave, SurfaceRef):
@@ -101,6 +105,8 @@ class Contact:
         if self.enforcement == "penalty" and not (np.isfinite(self.penalty_factor)
                                                   and self.penalty_factor > 0):
             raise ValueError(f"penalty_factor must be > 0, got {self.penalty_factor}")
+        if self.penetration_tolerance is not None and not self.penetration_tolerance >= 0:
+            raise ValueError(f"penetration_tolerance must be >= 0, got {self.penetration_tolerance}")
         for key in ("c_n", "c_t"):
             value = getattr(self, key)
             if value is not None and not (np.isfinite(value) and value > 0):

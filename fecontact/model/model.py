@@ -26,6 +26,7 @@ from ..solve.backends import make_backend
 from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem
 from .body import Body
+from .checks import model_findings
 from .contact import Contact, Tie
 from .solution import Solution, write_steps
 
@@ -167,6 +168,38 @@ class Model:
         velocity = np.concatenate([np.tile(b.initial_velocity, b.part.n_nodes) for b in self.bodies])
         return Assembly(ContactProblem(system, pairs), velocity, {"build_assembly": seconds})
 
+    def check(self, dynamic: bool = False, assembly: Assembly | None = None) -> list:
+        """What would stop the model from being solved, one line each (empty: ready).
+
+        The checks of :mod:`fecontact.model.checks`: undefined projections,
+        slave and master surfaces that do not face each other, initial
+        penetration, and (quasi-static) rigid-body motions of a body that
+        neither supports nor contact hold, named by body and motion.
+
+        Parameters
+        ----------
+        dynamic : bool
+            Check for a dynamic analysis (inertia holds rigid motions).
+        assembly : Assembly, optional
+            The assembled model (default: assembled here).
+
+        Returns
+        -------
+        list of str
+        """
+        assembly = assembly or self.assemble(dynamic=dynamic)
+        tolerances = {c.name or f"contact{k}": c.penetration_tolerance
+                      for k, c in enumerate(self.contacts) if c.penetration_tolerance is not None}
+        return model_findings(assembly.problem, tolerances=tolerances, dynamic=dynamic)
+
+    def _assembled(self, dynamic: bool) -> Assembly:
+        """The assembly, after the model checks (a ValueError lists what they find)."""
+        assembly = self.assemble(dynamic=dynamic)
+        findings = self.check(dynamic, assembly)
+        if findings:
+            raise ValueError("\n".join(findings))
+        return assembly
+
     def solve(self, steps=1, *, levels=None, t_end: float = 1.0, backend: str = "auto",
               newton=None, stepping=None, out=None) -> Solution:
         """Quasi-static load stepping: supports, loads and obstacles follow their amplitudes.
@@ -195,11 +228,17 @@ class Model:
         Solution
             Also when a level fails: ``converged`` is then False and the
             state is the last accepted increment.
+
+        Raises
+        ------
+        ValueError
+            When :meth:`check` finds a problem (one line per finding), or
+            for bad options.
         """
         newton = _options(newton, NewtonOptions, "newton")
         stepping = _options(stepping, SteppingOptions, "stepping")
         levels = load_levels(steps, levels, t_end)
-        problem = self.assemble().problem
+        problem = self._assembled(False).problem
         solver = make_backend(backend, problem, tolerance=newton.tolerance)
         on_step = None
         written: list = []
@@ -247,7 +286,7 @@ class Model:
         stepping = _options(stepping, SteppingOptions, "stepping")
         if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= dt):
             raise ValueError(f"need 0 < dt <= t_end, got dt={dt!r}, t_end={t_end!r}")
-        assembly = self.assemble(dynamic=True)
+        assembly = self._assembled(True)
         options = DynamicsOptions(integrator=Integrator.by_name(integrator, float(rho_inf)),
                                   dt=float(dt), t_end=float(t_end), initial=initial,
                                   contact_mass=contact_mass, project_velocities=project_velocities,
