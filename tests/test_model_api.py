@@ -226,3 +226,35 @@ def test_model_check_names_the_free_motion_before_solving():
     assert finding.startswith("contact 'floor': initial penetration 0.1")
     assert fc.Model([block], [fc.Contact(floor, fc.RigidLine((0, 0.1), (0, 1)), fc.Coulomb(0.3),
                                          penetration_tolerance=0.2)]).check() == []
+
+
+def test_mortar_pair_force_balances_the_supports_and_levels_are_kept():
+    """A short punch on a wide block: the slave surface sticks out past the master's ends.
+
+    With mortar, slave nodes only partly covered by the master carry large
+    dual multipliers; the pair's resultant and peak pressure come from the
+    nodal forces, which balance the support reactions exactly.
+    """
+    wide = skfem.MeshTri.init_tensor(np.linspace(-2, 2, 17), np.linspace(-1, 0, 5))
+    small = skfem.MeshTri.init_tensor(np.linspace(-0.5, 0.5, 4), np.linspace(0, 0.5, 3))
+    a = fc.Body("wide", wide, "P1", fc.LinearElastic(1.0, 0.3))
+    b = fc.Body("small", small, "P1", fc.LinearElastic(100.0, 0.3))
+    a.fix(lambda x: np.isclose(x[1], -1), name="bottom")
+    b.fix(lambda x: np.isclose(x[1], 0.5), x=0.0, y=-0.01, name="top")
+    pair = fc.Contact(a.surface(lambda x: np.isclose(x[1], 0)),
+                      b.surface(lambda x: np.isclose(x[1], 0)), name="c", formulation="mortar")
+    result = fc.Model([a, b], [pair]).solve(steps=2)
+    assert result.converged
+    force = result.pair("c").force
+    assert np.allclose(force, result.reaction("top"), rtol=1e-9, atol=1e-12)
+    fields = result.contact("c")
+    assert np.allclose(fields.force.sum(axis=1), force, rtol=1e-12)
+    # normal force per nodal area (the normal points from the master towards the slave)
+    nodal_pressure = np.einsum("dm,dm->m", fields.force, fields.normal) / fields.area
+    assert result.pair("c").max_pressure == pytest.approx(nodal_pressure.max(), rel=1e-12)
+    # a node half under the punch edge has a dual multiplier far above its nodal pressure
+    assert fields.pressure.max() > 2 * nodal_pressure.max()
+    # the levels are kept: the first is half the load of the second (linear up to contact changes)
+    assert len(result.states) == 2 and np.allclose(result.times, [0.5, 1.0])
+    first = result.at(0)
+    assert first.reaction("top")[1] == pytest.approx(0.5 * result.reaction("top")[1], rel=0.05)

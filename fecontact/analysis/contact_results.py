@@ -1,18 +1,24 @@
 r"""Per-pair results of a state: resultant contact force and moment, contact area, peak pressure.
 
-For pair ``P`` with slave nodes ``i``, lumped nodal areas ``A_i`` (lengths in
-2D), tractions ``t_i = lam_n,i n_i + lam_t,i . tau_i`` exerted by the master
-on the slave (:meth:`fecontact.solve.state.StepState.traction`) and current
-positions ``x_i = X_i + u_i``,
+The contact force a pair puts on the bodies is ``f = B_P^T A_P lam_P``
+(the pair's rows of the kinematic operator, lumped nodal areas ``A_i`` -
+lengths in 2D - and multipliers).  Its part on the slave nodes ``i`` of
+the pair is the nodal force ``f_i`` (:func:`slave_forces`): for
+node-to-segment contact ``f_i = A_i t_i`` with the traction
+``t_i = lam_n,i n_i + lam_t,i . tau_i``
+(:meth:`fecontact.solve.state.StepState.traction`), for mortar it also
+holds the coupling between neighbouring slave nodes and the partial
+coverage of a node by the master.  With current positions ``x_i = X_i + u_i``,
 
 .. math::
 
-    F_P = \sum_i A_i t_i, \qquad M_P = \sum_i x_i \times A_i t_i, \qquad
-    A_P = \sum_{i\ \text{closed}} A_i, \qquad p_{max} = \max_i \lambda_{n,i},
+    F_P = \sum_i f_i, \qquad M_P = \sum_i x_i \times f_i, \qquad
+    A_P = \sum_{i\ \text{closed}} A_i, \qquad p_{max} = \max_i \frac{f_i \cdot n_i}{A_i},
 
-with the moment about the origin (its z-component in 2D).  ``F_P`` is the
-force the master puts on the slave body; by equilibrium it balances the
-support reactions and loads of a body held by that contact alone.
+with the moment about the origin (its z-component in 2D) and ``n_i`` the
+contact normal.  ``F_P`` is the force the master puts on the slave body; by
+equilibrium it balances the support reactions and loads of a body held by
+that contact alone.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..friction import closed, status_counts
+from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 
@@ -64,6 +71,44 @@ class PairResult:
                 "stick": self.stick, "slip": self.slip}
 
 
+def slave_forces(problem: ContactProblem, state: StepState) -> np.ndarray:
+    """Contact force on every slave node of every pair, shape (m, dim).
+
+    Node-to-segment: ``A_i t_i``, the nodal area times the traction in the
+    tangent basis the state was solved in (exactly the slave node's part of
+    ``B^T A lam``).  Mortar: the slave-node part of the pair's
+    ``B_P^T A_P lam_P``, which couples neighbouring slave nodes and holds
+    the partial coverage of a node by the master; its normal part is exact,
+    its tangential part uses the kinematics evaluated at the state itself.
+    Either way the forces of a pair sum to what the master puts on the
+    slave body.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+    state : StepState
+
+    Returns
+    -------
+    ndarray, shape (m, dim)
+    """
+    sysm, dim = problem.system, problem.dim
+    out = problem.area[:, None] * state.traction()
+    mortar = [k for k, p in enumerate(problem.pairs) if p.formulation == "mortar"]
+    if not mortar:
+        return out
+    with np.errstate(all="ignore"):
+        kin = problem.kinematics(state.u, state.t, state)
+    B = kinematic_operator(kin, sysm.n_dofs).tocsr()
+    weighted = np.repeat(problem.area, dim) * state.multiplier.ravel()
+    for k in mortar:
+        pair, s = problem.pairs[k], problem.slices[k]
+        rows = slice(s.start * dim, s.stop * dim)
+        f = (B[rows].T @ weighted[rows]).reshape(-1, dim)                 # (n_nodes, dim)
+        out[s] = f[sysm.global_nodes(pair.slave.body, pair.slave.nodes)]
+    return out
+
+
 def pair_results(problem: ContactProblem, state: StepState) -> tuple:
     """The :class:`PairResult` of every pair of ``problem`` at ``state``, in pair order.
 
@@ -78,11 +123,12 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
     """
     sysm = problem.system
     x = problem.coordinates(state.u)                                   # (dim, n_nodes)
-    force_density = problem.area[:, None] * state.traction()           # (m, dim)
+    forces = slave_forces(problem, state)                              # (m, dim)
+    pressure = np.einsum("md,md->m", forces, state.normal) / problem.area
     out = []
     for pair, s in zip(problem.pairs, problem.slices):
         nodes = sysm.global_nodes(pair.slave.body, pair.slave.nodes)
-        f = force_density[s]
+        f = forces[s]
         pos3 = np.zeros((f.shape[0], 3))
         pos3[:, :problem.dim] = x[:, nodes].T
         f3 = np.zeros_like(pos3)
@@ -92,6 +138,6 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
         out.append(PairResult(
             name=pair.name, force=f.sum(axis=0), moment=np.cross(pos3, f3).sum(axis=0),
             area=float(problem.area[s][in_contact].sum()),
-            max_pressure=float(np.max(state.multiplier[s, 0], initial=0.0)),
+            max_pressure=float(np.max(pressure[s], initial=0.0)),
             open=counts.open, stick=counts.stick, slip=counts.slip))
     return tuple(out)

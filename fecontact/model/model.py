@@ -28,7 +28,7 @@ from ..solve.problem import ContactProblem
 from .body import Body
 from .checks import model_findings
 from .contact import Contact, Tie
-from .solution import Solution, write_steps
+from .solution import Solution, keep_steps
 
 #: amplitude of loads, supports and obstacles given none: constant from t = 0 (dynamics)
 CONSTANT = Amplitude((0.0,), (1.0,))
@@ -240,19 +240,17 @@ class Model:
         levels = load_levels(steps, levels, t_end)
         problem = self._assembled(False).problem
         solver = make_backend(backend, problem, tolerance=newton.tolerance)
-        on_step = None
-        written: list = []
-        if out is not None:
-            on_step = write_steps(Path(out), problem, written)
+        states: list = []
+        on_step = keep_steps(None if out is None else Path(out), problem, states)
         records, state, timings = run_steps(problem, solver, levels, newton, stepping,
                                             on_step=on_step)
         failure = records[-1].reason if records and not records[-1].converged else ""
-        return Solution(problem, state, tuple(records), timings, failure)
+        return Solution(problem, state, tuple(records), timings, failure, tuple(states))
 
     def solve_dynamic(self, dt: float, t_end: float, *, integrator: str = "newmark",
                       rho_inf: float = 0.8, initial: str = "rest", contact_mass: str = "consistent",
-                      project_velocities: bool = True, backend: str = "auto", newton=None,
-                      stepping=None) -> Solution:
+                      project_velocities: bool = True, output_every: int = 1,
+                      backend: str = "auto", newton=None, stepping=None) -> Solution:
         """Time integration with inertia (bodies need a density).
 
         Parameters
@@ -270,6 +268,9 @@ class Model:
             ``"consistent"`` or ``"redistributed"`` (no mass on contact nodes).
         project_velocities : bool
             Project the velocities of closed contact nodes after each step.
+        output_every : int
+            Keep the state of every this many steps (and the last) in
+            ``Solution.states``.
         backend, newton, stepping
             As for :meth:`solve`.
 
@@ -286,13 +287,18 @@ class Model:
         stepping = _options(stepping, SteppingOptions, "stepping")
         if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= dt):
             raise ValueError(f"need 0 < dt <= t_end, got dt={dt!r}, t_end={t_end!r}")
+        if isinstance(output_every, bool) or not isinstance(output_every, (int, np.integer)) \
+                or output_every < 1:
+            raise ValueError(f"output_every must be a whole number >= 1, got {output_every!r}")
         assembly = self._assembled(True)
         options = DynamicsOptions(integrator=Integrator.by_name(integrator, float(rho_inf)),
                                   dt=float(dt), t_end=float(t_end), initial=initial,
                                   contact_mass=contact_mass, project_velocities=project_velocities,
-                                  max_cutbacks=stepping.max_cutbacks)
+                                  output_every=int(output_every), max_cutbacks=stepping.max_cutbacks)
         analysis = DynamicAnalysis(assembly.problem, options, newton, stepping, backend,
                                    assembly.initial_velocity)
-        final, records, failure = analysis.run()
+        states: list = []
+        final, records, failure = analysis.run(
+            on_output=lambda k, current, history: states.append(current.state))
         return Solution(assembly.problem, final.state, tuple(records), dict(analysis.timings),
-                        failure)
+                        failure, tuple(states))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.contact_results import pair_results
+from ..analysis.contact_results import pair_results, slave_forces
 from ..io.output import point_data, write_pvd, write_vtu
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
@@ -41,6 +41,9 @@ class Solution:
         Seconds in the linear solves and in the contact work.
     failure : str
         Why the analysis stopped short; ``""`` when it reached the end.
+    states : tuple of StepState
+        The state at every output level (statics) or output step
+        (dynamics), in order; :meth:`at` gives the solution there.
     """
 
     problem: ContactProblem = field(repr=False)
@@ -48,6 +51,29 @@ class Solution:
     records: tuple = field(repr=False)
     timings: dict
     failure: str = ""
+    states: tuple = field(default=(), repr=False)
+
+    def at(self, index: int) -> "Solution":
+        """The solution at output level (or output step) ``index`` (0-based; -1 the last).
+
+        Parameters
+        ----------
+        index : int
+
+        Returns
+        -------
+        Solution
+            With that level's state; its ``records`` end there.
+        """
+        state = self.states[index]
+        k = range(len(self.states))[index]
+        return Solution(self.problem, state, self.records[:k + 1], self.timings, "",
+                        self.states[:k + 1])
+
+    @property
+    def times(self) -> np.ndarray:
+        """Load level (statics) or time (dynamics) of every stored state, shape (len(states),)."""
+        return np.array([s.t for s in self.states])
 
     @property
     def converged(self) -> bool:
@@ -126,6 +152,9 @@ class Solution:
         return PairFields(name=p.name, points=body.node_coords[:, p.slave.nodes],
                           pressure=state.multiplier[rows, 0].copy(),
                           shear=state.multiplier[rows, 1:].copy(),
+                          traction=state.traction()[rows].T.copy(),
+                          force=slave_forces(self.problem, state)[rows].T.copy(),
+                          area=p.slave.area.copy(),
                           normal=state.normal[rows].T.copy(), gap=state.gap[rows].copy(),
                           status=state.status[rows].copy())
 
@@ -178,6 +207,15 @@ class PairFields:
     shear : ndarray, shape (m, dim - 1)
         Tangential traction components in the node's tangent basis
         (``state.multiplier_basis``; the VTU's ``contact_shear1/2``).
+    traction : ndarray, shape (dim, m)
+        The traction vector the master exerts on the slave, global components.
+    force : ndarray, shape (dim, m)
+        Contact force on each slave node (:func:`fecontact.analysis.contact_results.slave_forces`):
+        ``area * traction`` for node-to-segment; for mortar the exact nodal
+        force, also where a node is only partly covered by the master.
+        Its sum is the pair's resultant on the slave body.
+    area : ndarray, shape (m,)
+        Lumped nodal area (length in 2D) of each slave node.
     normal : ndarray, shape (dim, m)
         Contact normal (from the master towards the slave).
     gap : ndarray, shape (m,)
@@ -189,29 +227,38 @@ class PairFields:
     points: np.ndarray = field(repr=False)
     pressure: np.ndarray = field(repr=False)
     shear: np.ndarray = field(repr=False)
+    traction: np.ndarray = field(repr=False)
+    force: np.ndarray = field(repr=False)
+    area: np.ndarray = field(repr=False)
     normal: np.ndarray = field(repr=False)
     gap: np.ndarray = field(repr=False)
     status: np.ndarray = field(repr=False)
 
 
-def write_steps(out: Path, problem: ContactProblem, written: list):
-    """A ``run_steps`` callback writing ``step_NNNN.vtu`` per level and the ``.pvd`` index.
+def keep_steps(out: Path | None, problem: ContactProblem, states: list):
+    """A ``run_steps`` callback keeping each level's state, and writing it when ``out`` is given.
 
     Parameters
     ----------
-    out : Path
-        Output folder (created).
+    out : Path or None
+        Output folder (created) for ``step_NNNN.vtu`` per level and the
+        ``solution.pvd`` index; None: keep the states only.
     problem : ContactProblem
-    written : list
-        Receives ``(time, file name)`` of every level written.
+    states : list
+        Receives the state of every level.
 
     Returns
     -------
     callable(StepRecord, StepState, Progress)
     """
-    out.mkdir(parents=True, exist_ok=True)
+    written: list = []
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
 
     def on_step(record, state, progress):
+        states.append(state)
+        if out is None:
+            return
         name = f"step_{record.index:04d}.vtu"
         write_vtu(out / name, problem, state)
         written.append((record.load, name))
