@@ -13,10 +13,12 @@ coverage of a node by the master.  With current positions ``x_i = X_i + u_i``,
 .. math::
 
     F_P = \sum_i f_i, \qquad M_P = \sum_i x_i \times f_i, \qquad
-    A_P = \sum_{i\ \text{closed}} A_i, \qquad p_{max} = \max_i \frac{f_i \cdot n_i}{A_i},
+    A_P = \sum_{i\ \text{closed}} A_i, \qquad p_{max} = \max_i p_i,
 
-with the moment about the origin (its z-component in 2D) and ``n_i`` the
-contact normal.  ``F_P`` is the force the master puts on the slave body; by
+with the moment about the origin (its z-component in 2D); the nodal
+pressure ``p_i`` is the normal multiplier ``lam_n,i`` for node-to-segment
+and ``f_i . n_i / A_i`` (``n_i`` the contact normal) for mortar, whose dual
+multiplier is large at a node only partly covered by the master.  ``F_P`` is the force the master puts on the slave body; by
 equilibrium it balances the support reactions and loads of a body held by
 that contact alone.
 """
@@ -124,7 +126,10 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
     sysm = problem.system
     x = problem.coordinates(state.u)                                   # (dim, n_nodes)
     forces = slave_forces(problem, state)                              # (m, dim)
-    pressure = np.einsum("md,md->m", forces, state.normal) / problem.area
+    pressure = state.multiplier[:, 0].copy()
+    for pair, s in zip(problem.pairs, problem.slices):
+        if pair.formulation == "mortar":     # the dual multiplier is not a nodal pressure
+            pressure[s] = np.einsum("md,md->m", forces[s], state.normal[s]) / problem.area[s]
     out = []
     for pair, s in zip(problem.pairs, problem.slices):
         nodes = sysm.global_nodes(pair.slave.body, pair.slave.nodes)
