@@ -332,6 +332,19 @@ class Body:
         return self
 
     # -- loads ----------------------------------------------------------------
+    def _components(self, value, what: str, count: int | None = None) -> np.ndarray:
+        """``value`` as ``count`` (default ``dim``) finite floats, else a ValueError naming ``what``."""
+        count = self.dim if count is None else count
+        try:
+            vec = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            vec = np.zeros(0)
+        if vec.shape != (count,) or not np.all(np.isfinite(vec)):
+            shown = value[0] if count == 1 and isinstance(value, list) else value
+            raise ValueError(f"{what} needs {count} finite number{'s' if count > 1 else ''}, "
+                             f"got {shown!r}")
+        return vec
+
     def _facet_basis(self, where) -> tuple:
         label = self.boundary(where)
         facets = self.part.facets(label)
@@ -351,9 +364,7 @@ class Body:
         -------
         Body
         """
-        vec = np.asarray(value, float)
-        if vec.shape != (self.dim,) or not np.all(np.isfinite(vec)):
-            raise ValueError(f"a traction needs {self.dim} finite components, got {value!r}")
+        vec = self._components(value, "a traction")
         label, fb = self._facet_basis(where)
         self.loads.append(BodyLoad(f"{self.name}-{label}", constant_load(fb, vec), amplitude))
         return self
@@ -372,11 +383,9 @@ class Body:
         -------
         Body
         """
-        if not np.isfinite(float(value)):
-            raise ValueError(f"a pressure must be finite, got {value!r}")
+        (p,) = self._components([value], "a pressure", 1)
         label, fb = self._facet_basis(where)
-        self.loads.append(BodyLoad(f"{self.name}-{label}-pressure", pressure_load(fb, float(value)),
-                                   amplitude))
+        self.loads.append(BodyLoad(f"{self.name}-{label}-pressure", pressure_load(fb, p), amplitude))
         return self
 
     def body_force(self, value, *, amplitude=None) -> "Body":
@@ -392,9 +401,7 @@ class Body:
         -------
         Body
         """
-        vec = np.asarray(value, float)
-        if vec.shape != (self.dim,) or not np.all(np.isfinite(vec)):
-            raise ValueError(f"a body force needs {self.dim} finite components, got {value!r}")
+        vec = self._components(value, "a body force")
         self.loads.append(BodyLoad(f"{self.name}-body-force", constant_load(self.part.basis, vec),
                                    amplitude))
         return self
