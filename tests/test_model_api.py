@@ -167,6 +167,7 @@ def test_output_folder_and_failed_solution(tmp_path):
 
 @pytest.mark.parametrize("call, message", [
     (lambda b: b.fix("nowhere"), "has no boundary 'nowhere'"),
+    (lambda b: b.fix("top", point=(0.0, 1.0)), "not both"),
     (lambda b: b.fix(point=(0.0, 0.0, 0.0)), "needs 2 finite coordinates"),
     (lambda b: b.fix("top", z=0.0), "component 'z' does not exist in 2D"),
     (lambda b: b.couple("top", "xy"), "one component"),

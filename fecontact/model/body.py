@@ -247,6 +247,8 @@ class Body:
         Body
             ``self``, so calls chain.
         """
+        if where is not None and point is not None:
+            raise ValueError(f"body {self.name!r}: fix a boundary or a point, not both")
         values = components_of({"x": x, "y": y, "z": z}, self.dim)
         if not values:
             values = dict.fromkeys(range(self.dim), 0.0)
