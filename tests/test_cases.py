@@ -307,22 +307,43 @@ def test_friction_utilisation_lies_in_the_cone(results):
     np.testing.assert_allclose(util[transmitting], 1.0, atol=1e-6)
 
 
-# Nodes that close inside an increment transmit no friction in it (ContactProblem.friction_engaged),
-# so after the last increment the outermost loaded nodes slide without shear: 14 of 26 today.
-FRICTIONLESS_SLIDING_NODES = 14
-
-
-@pytest.mark.xfail(strict=True, reason="closing nodes carry no friction in their closing increment")
 def test_every_loaded_sliding_node_uses_all_its_friction(results):
+    """Nodes that closed in the last increment have friction in it (their slip is measured from
+    their start-of-increment projection): every loaded sliding node is on the cone."""
     util, status, loaded = _utilisation(results)
     sliding = loaded & (status == 2)
+    assert sliding.sum() >= 10
     np.testing.assert_allclose(util[sliding], 1.0, atol=1e-6)
 
 
-def test_loaded_sliding_nodes_without_friction_do_not_grow_in_number(results):
-    """Regression bound on the figure the xfail above measures."""
-    util, status, loaded = _utilisation(results)
-    assert np.sum(loaded & (status == 2) & (util < 1.0 - 1e-6)) <= FRICTIONLESS_SLIDING_NODES
+def _stick_ratio_jump(results):
+    """Largest difference of q/(mu p) between neighbouring stick nodes of hertz2d_friction."""
+    r = results("hertz2d_friction")
+    pvd = ET.parse(next(r.out_dir.glob("*.pvd"))).getroot()
+    mesh = meshio.read(r.out_dir / [d.get("file") for d in pvd.iter("DataSet")][-1])
+    pd = mesh.point_data
+    slave = pd["slave"] > 0
+    order = np.argsort(mesh.points[slave, 0])
+    p, q = pd["contact_pressure"][slave][order], np.abs(pd["contact_shear1"][slave][order])
+    stick = pd["contact_status"][slave][order] == 1
+    both = stick[:-1] & stick[1:]
+    assert both.sum() >= 20
+    return float(np.abs(np.diff(q / np.maximum(0.3 * p, 1e-300)))[both].max())
+
+
+# measured 0.074 at 10 steps (0.45 when closing nodes carried no friction in their closing increment)
+STICK_RATIO_JUMP = 0.08
+
+
+def test_stick_zone_shear_saw_tooth_does_not_grow(results):
+    """Regression bound on the neighbour-to-neighbour jump of q/(mu p) in the stick zone."""
+    assert _stick_ratio_jump(results) <= STICK_RATIO_JUMP
+
+
+@pytest.mark.xfail(strict=True, reason="a closing node sticks at its start-of-increment projection: "
+                   "its traction carries the tangential motion of one increment")
+def test_stick_zone_shear_is_smooth(results):
+    assert _stick_ratio_jump(results) <= 0.05
 
 
 def test_pair_resultants_balance_the_supports_and_match_hertz(results):

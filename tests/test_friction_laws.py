@@ -200,7 +200,8 @@ def test_static_kinetic_state_machine():
     assert same.revise(np.array([STUCK]), r, closed) is None
 
 
-def test_closing_nodes_transmit_no_friction():
+def test_masked_nodes_transmit_no_friction():
+    """A node masked by ``FrictionStart.engaged`` gets a disk of radius 0 (the solver masks none)."""
     for law in LAWS.values():
         r = law.return_map(np.array([[0.3, 0.1]]), np.array([1.0]), np.array([[0.01, 0.0]]), 0.1,
                            FrictionStart(np.array([STUCK]), np.array([1.0]), np.array([False])))

@@ -8,10 +8,11 @@ Every law maps, per contact node,
 * the slip increment ``Delta s`` of the increment, (m, q), and the time
   increment ``dt`` (slip rate ``v = Delta s / dt``);
 * the start of the increment, :class:`FrictionStart`: the law's own
-  per-node state, the start-of-increment normal traction ``lam_n0`` (lagged
-  laws) and ``engaged``, False for a node closing inside the increment,
-  which transmits no friction in it (the rule is
-  :meth:`fecontact.solve.problem.ContactProblem.friction_start`'s);
+  per-node state and the start-of-increment normal traction ``lam_n0``
+  (lagged laws).  A node that closes inside the increment has friction in
+  that increment like any other: its slip is measured from its projection
+  onto the master at the start of the increment (see
+  :meth:`fecontact.solve.problem.ContactProblem.friction_start`);
 
 to the tangential traction ``F`` and its generalised derivatives
 ``dF/dz``, ``dF/dlam_hat`` and ``dF/dDelta s`` (the last one beyond the
@@ -69,17 +70,28 @@ class FrictionStart:
         The law's :class:`FrictionState` at the start of the increment.
     normal : ndarray, shape (m,)
         Normal traction ``lam_n0`` at the start (lagged laws).
-    engaged : ndarray of bool, shape (m,)
-        False for nodes that transmit no friction in this increment.
+    engaged : ndarray of bool, shape (m,), or None
+        Optional mask: False for nodes a caller wants frictionless in this
+        increment (their disk radius is 0).  None, the default and what the
+        solver passes, engages every node: a node closing inside the
+        increment transmits friction in it, with its slip measured from its
+        start-of-increment projection onto the master.
     """
 
     state: np.ndarray
     normal: np.ndarray
-    engaged: np.ndarray
+    engaged: np.ndarray | None = None
+
+    def mask(self) -> np.ndarray:
+        """``engaged`` as a boolean array of shape (m,) (all True when None)."""
+        if self.engaged is None:
+            return np.ones(np.shape(self.state), dtype=bool)
+        return np.asarray(self.engaged, dtype=bool)
 
     def take(self, rows) -> "FrictionStart":
         """Rows ``rows`` (index array or slice) of every array."""
-        return FrictionStart(self.state[rows], self.normal[rows], self.engaged[rows])
+        return FrictionStart(self.state[rows], self.normal[rows],
+                             None if self.engaged is None else self.engaged[rows])
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,8 @@ class Coulomb(FrictionLaw):
 
     def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
                    start: FrictionStart) -> FrictionResponse:
-        """Projection onto the disk ``|F| <= mu lam_hat`` (radius 0 where not engaged)."""
-        return cone_response(trial, lam_hat, np.where(start.engaged, self.mu, 0.0))
+        """Projection onto the disk ``|F| <= mu lam_hat`` (radius 0 where ``start`` masks a node)."""
+        return cone_response(trial, lam_hat, np.where(start.mask(), self.mu, 0.0))
 
     def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """``mu`` at every node, shape (m,)."""

@@ -51,7 +51,7 @@ class SmoothIPC(TwoCoefficientLaw):
     def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
                    start: FrictionStart) -> FrictionResponse:
         """The smooth traction ``-mu(y) lam_n0 f_1(y) v / y`` of the slip rate (no projection)."""
-        normal, normal0, engaged = lam_hat, start.normal, start.engaged
+        normal, normal0, engaged = lam_hat, start.normal, start.mask()
         m, q = slip.shape
         v = slip / dt
         y = np.linalg.norm(v, axis=1)

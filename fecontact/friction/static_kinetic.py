@@ -38,7 +38,7 @@ class StaticKinetic(TwoCoefficientLaw):
                    start: FrictionStart) -> FrictionResponse:
         """Projection onto the disk of radius ``mu_k lam_hat`` (sliding nodes) or ``mu_s lam_hat``."""
         mu = np.where(start.state == SLIDING, self.mu_k, self.mu_s)
-        return cone_response(trial, lam_hat, np.where(start.engaged, mu, 0.0))
+        return cone_response(trial, lam_hat, np.where(start.mask(), mu, 0.0))
 
     def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """``mu_k`` at sliding nodes, ``mu_s`` at stuck ones, shape (m,)."""

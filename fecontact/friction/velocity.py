@@ -55,7 +55,7 @@ class VelocityDependent(TwoCoefficientLaw):
                    start: FrictionStart) -> FrictionResponse:
         """Projection onto the disk of radius ``mu(|Delta s| / dt) lam_hat``, implicit in the slip."""
         speed, direction = _rate(slip, dt)
-        engaged = start.engaged
+        engaged = start.mask()
         mu = np.where(engaged, self.rate_coefficient(speed), 0.0)
         cone = coulomb_return_map(trial, mu * lam_hat)
         d_mu = -self.decay * (self.mu_s - self.mu_k) * np.exp(-self.decay * speed) / dt

@@ -1,29 +1,69 @@
 r"""Independent residual check of a result: equilibrium and the contact conditions.
 
-The check reads only what a run writes for a state (displacement, nodal
-tractions, and the start of the increment that produced them, all in the
-restart file) and the model; it does not use the solver's iterates, its
-active sets or its convergence flag.  It evaluates
+The check reads what a run writes for a state -- the displacement ``u``, the
+nodal tractions ``lam = (lam_n, lam_t)`` with the tangent basis
+``multiplier_basis`` their components refer to, and the start of the
+increment that produced them (``u^0``, ``t^0``, ``lam_n^0``; all in the
+restart file) -- and the model (bodies, supports, loads, contact surfaces,
+obstacles, friction laws).  It does not use the solver's iterates, active
+sets, convergence flag, search, facet hints or ``ContactProblem.kinematics``;
+it re-derives the contact geometry itself:
 
-* **equilibrium** — the bulk residual with the contact forces rebuilt from
-  the tractions, ``|T^T(K u - f - B^T A lam) - F_c| / F``, with ``B``
-  from a fresh contact search and projection at the final displacement
-  (``F`` the largest of the internal, external, coupling and contact force
-  norms; in dynamics the bulk terms of the last time step);
-* **gap** — ``max(-g_n / h)`` over slave nodes with the exact (Signorini)
-  condition (``h`` the nodal length, or square root of the nodal area);
-* **pressure** — ``max(-lam_n) / p`` (``p`` the pressure scale: the largest
-  pressure, or the force scale over the slave area);
-* **complementarity** — ``max |min(lam_n / p, g_n / h)|`` (Signorini), or
+* **search and projection by brute force** -- every slave node against every
+  master segment (2D) or triangle (3D; quadrilaterals as two triangles) of
+  the pair, vectorised with numpy, at the final configuration
+  ``x = X + u``.  The segment (facet) of a node is the one nearest to it
+  among those whose line (plane) it projects on within the outline enlarged
+  by 5 % (``xi in [-0.05, 1.05]``, barycentric coordinates ``>= -0.05``:
+  the discrete gap is measured on a segment's line up to 5 % beyond its
+  ends, theory §3.2); a node that projects inside no enlarged outline gets
+  its signed distance to the closest point of the surface.  Rigid
+  obstacles: ``g = n.(x_s - p(t))`` (line, plane),
+  ``g = |x_s - c(t)| - R`` (circle, sphere; ``R - |x_s - c|`` inside);
+* **gap** ``g_n = n.(x_s - x_a)``, ``n`` the master's outward normal;
+* **slip increment** of the last increment, measured from the node's
+  start-of-increment projection (the same for a node that closed in the
+  increment):
+
+  .. math::
+
+      \Delta s_a = \tau^0_a\cdot\Big[(x_s - x_s^0) - \sum_i N_i(\xi)\,(x_i - x_i^0)\Big],
+
+  ``N_i(xi)`` the master's shape functions at the node's current
+  projection, ``tau^0_a`` the ``multiplier_basis`` of the state (against an
+  obstacle the master term is its translation over the increment);
+* **contact forces** ``B^T A lam`` with ``B`` the derivatives of its own
+  ``(g_n, Delta s)`` with respect to the slave and master nodal coordinates
+  (central differences with the projected segment held, step
+  ``1e-6`` of the largest coordinate).  Mortar pairs, whose multipliers
+  pair with gap and slip integrals, take ``B`` from their mortar integrals
+  (:func:`fecontact.contact.pairs.pair_kinematics`, without hints); their
+  nodal conditions below use the brute-force nodal gap and slip.
+
+On these it evaluates the plain conditions (``h`` the nodal length, or
+square root of the nodal area; ``p`` the pressure scale: the largest
+pressure, or the force scale over the slave area; ``F`` the largest of the
+internal, external, coupling and contact force norms):
+
+* **equilibrium** -- ``|T^T(K u - f - B^T A lam) - F_c| / F`` at the free
+  DOFs (in dynamics the bulk terms of the last time step; the support
+  reactions are the same residual at the constrained DOFs, so each body's
+  reactions, loads and contact forces balance with it);
+* **gap** -- ``max(-g_n / h)`` (Signorini nodes);
+* **pressure** -- ``max(-lam_n) / p``;
+* **complementarity** -- ``max |min(lam_n / p, g_n / h)|`` (Signorini), or
   ``|lam_n - eps max(0, -g_n)| / p`` at penalty nodes;
-* **friction** — the natural-map residual of the friction law,
-  ``|lam_t - P_{mu lam_n}(lam_t - (p/h) Delta s)| / p``, with the law's
-  coefficient for the node's slip (:meth:`FrictionLaw.coefficient
-  <fecontact.friction.base.FrictionLaw.coefficient>`: ``mu_s`` while stuck and
-  ``mu_k`` while sliding, ``mu(v)`` for rate-dependent friction) and ``mu = 0``
-  for a node that closed inside the increment.  For smooth laws (IPC), whose
-  traction lies inside the cone, the residual is the excess over the cone
-  ``mu_max lam_n0`` plus the misalignment with the slip.
+* **friction** -- the largest of, per node and divided by ``p``: the
+  traction of an open node ``|lam_t|`` (``lam_n <= 0``); the excess over the
+  static cone ``max(0, |lam_t| - mu_s lam)`` (``mu_s`` the law's
+  :attr:`~fecontact.friction.base.FrictionLaw.static`, ``lam = lam_n``, or
+  the lagged ``lam_n^0`` of smooth laws); and at a sliding node
+  (``|Delta s| > 1e-6 h``) the misalignment ``|lam_t + |lam_t| s|``
+  (``s = Delta s / |Delta s|``: the traction opposes the slip) and, except
+  for smooth laws whose traction lies inside the cone, the distance to the
+  cone ``||lam_t| - mu lam_n|`` with the law's sliding coefficient
+  (:meth:`~fecontact.friction.base.FrictionLaw.coefficient`: ``mu_k``, or
+  ``mu(v)`` at the slip rate).
 
 A result passes when every measure is at most ``tolerance`` (1e-6, a
 thousand times the Newton tolerance).
@@ -34,13 +74,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
+from ..contact.pairs import pair_kinematics
+from ..contact.surface import ContactSurface
 from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 
 TOLERANCE = 1e-6
 MEASURES = ("equilibrium", "gap", "pressure", "complementarity", "friction")
+#: enlargement of a master segment or facet (in its own coordinates) within which its line or plane measures the gap
+MARGIN = 0.05
+CHUNK = 128
 
 
 @dataclass(frozen=True)
@@ -80,6 +126,163 @@ class ResidualCheck:
         return out
 
 
+# -- brute-force projection -------------------------------------------------------------------
+
+def _segment_frame(xs, xa, xb):
+    """Parameter ``xi``, signed line distance and clamped distance of nodes ``xs`` (..., 2) to segments."""
+    e = xb - xa
+    ell2 = np.einsum("...i,...i->...", e, e)
+    r = xs - xa
+    xi = np.einsum("...i,...i->...", r, e) / ell2
+    n = np.stack([e[..., 1], -e[..., 0]], axis=-1) / np.sqrt(ell2)[..., None]
+    line = np.einsum("...i,...i->...", r, n)
+    foot = r - np.clip(xi, 0.0, 1.0)[..., None] * e
+    return xi, line, np.linalg.norm(foot, axis=-1)
+
+
+def _triangle_frame(xs, a, b, c):
+    """Barycentric coordinates (..., 3), signed plane distance and clamped distance to triangles."""
+    v0, v1 = b - a, c - a
+    nrm = np.cross(v0, v1)
+    n = nrm / np.linalg.norm(nrm, axis=-1)[..., None]
+    r = xs - a
+    plane = np.einsum("...i,...i->...", r, n)
+    foot = r - plane[..., None] * n
+    d00, d01, d11 = (np.einsum("...i,...i->...", u, w) for u, w in ((v0, v0), (v0, v1), (v1, v1)))
+    d20, d21 = np.einsum("...i,...i->...", foot, v0), np.einsum("...i,...i->...", foot, v1)
+    den = d00 * d11 - d01 * d01
+    beta, gamma = (d11 * d20 - d01 * d21) / den, (d00 * d21 - d01 * d20) / den
+    bary = np.stack([1.0 - beta - gamma, beta, gamma], axis=-1)
+    edges = [_segment_frame3(xs, p, q) for p, q in ((a, b), (b, c), (c, a))]
+    inside = np.all(bary >= 0.0, axis=-1)
+    clamped = np.where(inside, np.abs(plane), np.minimum.reduce(edges))
+    return bary, plane, clamped
+
+
+def _segment_frame3(xs, p, q):
+    e = q - p
+    s = np.clip(np.einsum("...i,...i->...", xs - p, e) / np.einsum("...i,...i->...", e, e), 0.0, 1.0)
+    return np.linalg.norm(xs - p - s[..., None] * e, axis=-1)
+
+
+def _triangles(facets: np.ndarray) -> np.ndarray:
+    """Triangles (3, n) of linear facets (3 or 4, n); a quadrilateral as two triangles."""
+    if facets.shape[0] == 3:
+        return facets
+    return np.hstack([facets[[0, 1, 2]], facets[[0, 2, 3]]])
+
+
+def _project(xs: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Index of each node's master facet by brute force (module docstring); ``corners`` (f, k, d)."""
+    m, choice = xs.shape[0], np.empty(xs.shape[0], dtype=int)
+    for lo in range(0, m, CHUNK):
+        p = xs[lo:lo + CHUNK, None, :]
+        if corners.shape[1] == 2:
+            xi, line, dist = _segment_frame(p, corners[None, :, 0], corners[None, :, 1])
+            window = (xi >= -MARGIN) & (xi <= 1.0 + MARGIN)
+        else:
+            bary, line, dist = _triangle_frame(p, *(corners[None, :, i] for i in range(3)))
+            window = np.all(bary >= -MARGIN, axis=-1)
+        score = np.where(window, np.abs(line), np.inf)
+        best = np.argmin(score, axis=1)
+        none = ~np.isfinite(score[np.arange(best.size), best])
+        best[none] = np.argmin(dist[none], axis=1)
+        choice[lo:lo + CHUNK] = best
+    return choice
+
+
+def _measure(xs, xs0, corners, corners0, tangent0):
+    """Gap (m,) and slip (m, q) of nodes on their held segments or triangles, ``corners`` (m, k, d)."""
+    if corners.shape[1] == 2:
+        xi, gap, _ = _segment_frame(xs, corners[:, 0], corners[:, 1])
+        shape = np.stack([1.0 - xi, xi], axis=-1)
+    else:
+        shape, gap, _ = _triangle_frame(xs, *(corners[:, i] for i in range(3)))
+    master = np.einsum("mk,mkd->md", shape, corners - corners0)
+    slip = np.einsum("mqd,md->mq", tangent0, (xs - xs0) - master)
+    return gap, slip
+
+
+def _obstacle_measure(obstacle, xs, xs0, t, t0, tangent0):
+    """Gap and slip against a rigid line, plane, circle or sphere."""
+    move = obstacle.position(t) - obstacle.position(t0)
+    if hasattr(obstacle, "normal"):
+        gap = (xs - obstacle.position(t)) @ obstacle.normal
+    else:
+        dist = np.linalg.norm(xs - obstacle.position(t), axis=1)
+        gap = obstacle.radius - dist if obstacle.inside else dist - obstacle.radius
+    slip = np.einsum("mqd,md->mq", tangent0, xs - xs0 - move)
+    return gap, slip
+
+
+def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0):
+    """Gap (m,), slip (m, q), and the contact-force operator ``B`` rows of one pair."""
+    sysm, d = problem.system, problem.dim
+    slave = sysm.global_nodes(pair.slave.body, pair.slave.nodes)
+    xs, xs0 = x[:, slave].T, x0[:, slave].T
+    if isinstance(pair.master, ContactSurface):
+        facets = pair.master.facets if d == 2 else _triangles(pair.master.facets)
+        nodes = sysm.global_nodes(pair.master.body, facets.ravel()).reshape(facets.shape).T
+        facet = _project(xs, x[:, nodes].transpose(1, 2, 0))
+        held = nodes[facet]                                                   # (m, k)
+
+        def fun(xs_, corners_):
+            return _measure(xs_, xs0, corners_, x0[:, held].transpose(1, 2, 0), tangent0)
+        corners = x[:, held].transpose(1, 2, 0)
+        local_nodes = np.hstack([slave[:, None], held])
+    else:
+        def fun(xs_, corners_):
+            return _obstacle_measure(pair.master, xs_, xs0, t, t0, tangent0)
+        corners = np.zeros((xs.shape[0], 0, d))
+        local_nodes = slave[:, None]
+    gap, slip = fun(xs, corners)
+    if pair.formulation == "mortar":
+        reference = None if problem.reference is None else problem.reference[rows]
+        kin = pair_kinematics(pair, sysm, x, x0, t, t0, tangent0, reference, None)
+        return gap, slip, kinematic_operator(kin, sysm.n_dofs)
+    # derivatives of (g, Delta s) by central differences, the projected facet held
+    coords = np.concatenate([xs[:, None, :], corners], axis=1)               # (m, 1+k, d)
+    step = 1e-6 * max(1.0, float(np.abs(x).max()))
+    grads = np.zeros((xs.shape[0], d, coords.shape[1] * d))
+    for j in range(coords.shape[1]):
+        for c in range(d):
+            e = np.zeros_like(coords)
+            e[:, j, c] = step
+            gp, sp_ = fun(*(lambda y: (y[:, 0], y[:, 1:]))(coords + e))
+            gm, sm = fun(*(lambda y: (y[:, 0], y[:, 1:]))(coords - e))
+            grads[:, 0, j * d + c] = (gp - gm) / (2 * step)
+            grads[:, 1:, j * d + c] = (sp_ - sm) / (2 * step)
+    dofs = sysm.node_dofs(local_nodes.ravel()).reshape(xs.shape[0], -1)     # (m, (1+k) d)
+    m = xs.shape[0]
+    r = np.broadcast_to(np.arange(m * d).reshape(m, d, 1), grads.shape)
+    cl = np.broadcast_to(dofs[:, None, :], grads.shape)
+    return gap, slip, sp.csr_matrix((grads.ravel(), (r.ravel(), cl.ravel())),
+                                    shape=(m * d, sysm.n_dofs))
+
+
+# -- the check ----------------------------------------------------------------------------------
+
+def _friction_violation(problem, lam, slip, lam0, dt, h, p):
+    """Per-node friction violation (module docstring), relative to ``p``."""
+    lam_n, lam_t = lam[:, 0], lam[:, 1:]
+    size = np.linalg.norm(slip, axis=1)
+    sliding = size > TOLERANCE * h
+    s_hat = slip / np.maximum(size, 1e-300)[:, None]
+    tnorm = np.linalg.norm(lam_t, axis=1)
+    out = np.zeros(lam.shape[0])
+    for pair, s in zip(problem.pairs, problem.slices):
+        law = pair.friction
+        closed = lam_n[s] > 0.0
+        lam_c = np.where(law.smooth & (lam0[s] > 0.0), lam0[s], np.maximum(lam_n[s], 0.0))
+        excess = np.maximum(tnorm[s] - law.static * lam_c, 0.0)
+        misaligned = np.linalg.norm(lam_t[s] + tnorm[s][:, None] * s_hat[s], axis=1)
+        mu = law.coefficient(sliding[s], size[s] / dt)
+        off_cone = 0.0 if law.smooth else np.abs(tnorm[s] - mu * lam_n[s])
+        slide = np.where(sliding[s], np.maximum(misaligned, off_cone), 0.0)
+        out[s] = np.where(closed, np.maximum(excess, slide), tnorm[s]) / p
+    return out
+
+
 def residual_check(problem: ContactProblem, state: StepState, bulk=None,
                    tolerance: float = TOLERANCE) -> ResidualCheck:
     """Check ``state`` against equilibrium and the contact conditions.
@@ -100,66 +303,39 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
         bad = np.flatnonzero(~np.isfinite(sysm.to_reduced(np.where(sysm.fixed, 0.0, u))))
         where["equilibrium"] = problem.where(int(bad[0])) if bad.size else "the contact tractions"
         return ResidualCheck(np.inf, np.inf, np.inf, np.inf, np.inf, where, tolerance)
-    start = state.increment_start() if state.start is not None else state
-    kin = problem.kinematics(u, t, start, state.facet)
+    begin = state.start
+    u0, t0 = (begin.u, begin.t) if begin is not None else (u, t)
+    lam0 = begin.normal_pressure if begin is not None else lam[:, 0]
+    dt = t - t0 if t > t0 else 1.0
+    X = sysm.reference_coords()
+    x, x0 = X + u.reshape(-1, d).T, X + u0.reshape(-1, d).T
+    m = problem.n_contact
+    gap, slip = np.zeros(m), np.zeros((m, d - 1))
+    blocks = []
+    for pair, s in zip(problem.pairs, problem.slices):
+        gap[s], slip[s], B = _pair_geometry(problem, pair, s, x, x0, t, t0,
+                                            state.multiplier_basis[s])
+        blocks.append(B)
     A = np.repeat(problem.area, d)
-    contact = kinematic_operator(kin, sysm.n_dofs).T @ (A * lam.ravel())
+    contact = (sp.vstack(blocks).T @ (A * lam.ravel())) if blocks else np.zeros(sysm.n_dofs)
     R_bulk, scale = (problem.static_bulk if bulk is None else bulk).residual(u, t)
     R = R_bulk - sysm.T.T @ contact
     scale = max(scale, float(np.linalg.norm(contact)), 1e-300)
     eq = np.abs(R) / scale
-    k = int(np.argmax(eq)) if eq.size else 0
     equilibrium = float(np.linalg.norm(R) / scale)
-    where["equilibrium"] = problem.where(k) if eq.size else "-"
-
-    m = problem.n_contact
+    where["equilibrium"] = problem.where(int(np.argmax(eq))) if eq.size else "-"
     if m == 0:
         return ResidualCheck(equilibrium, 0.0, 0.0, 0.0, 0.0, where, tolerance)
-    L = kin.local
-    gap, slip = L.gap, L.slip
+
     h = problem.node_size
-    lam_n, lam_t = lam[:, 0], lam[:, 1:]
+    lam_n = lam[:, 0]
     p = max(float(np.max(np.abs(lam_n))), scale / max(float(problem.area.sum()), 1e-300), 1e-300)
     penalty = problem.penalty > 0.0
     gap_v = np.where(penalty, 0.0, np.maximum(-gap / h, 0.0))
     pressure_v = np.maximum(-lam_n / p, 0.0)
     comp_v = np.where(penalty, np.abs(lam_n - problem.penalty * np.maximum(-gap, 0.0)) / p,
                       np.abs(np.minimum(lam_n / p, gap / h)))
-
-    # friction: natural map of each pair's law
-    fric_v = np.zeros(m)
-    begin = state.start
-    if begin is not None:
-        engaged = problem.friction_engaged(begin)
-        lam0 = begin.normal_pressure
-        dt = t - begin.t if t > begin.t else 1.0
-    else:
-        engaged = np.ones(m, dtype=bool)
-        lam0 = lam_n
-        dt = 1.0
-    size = np.linalg.norm(slip, axis=1)
-    sliding = size > 1e-6 * h
-    direction = slip / np.maximum(size, 1e-300)[:, None]
-    closed_n = np.maximum(lam_n, 0.0)
-    for pair, s in zip(problem.pairs, problem.slices):
-        law = pair.friction
-        lt = lam_t[s]
-        mu = law.coefficient(sliding[s], size[s] / dt)
-        if law.smooth:
-            lagged = np.where(lam0[s] > 0.0, lam0[s], closed_n[s])    # as the law lags it
-            excess = np.maximum(np.linalg.norm(lt, axis=1) - mu * lagged, 0.0)
-            along = np.einsum("mq,mq->m", lt, direction[s])
-            misaligned = np.where(sliding[s], np.linalg.norm(lt, axis=1) + along, 0.0)
-            fric_v[s] = np.where(engaged[s], excess + misaligned,
-                                 np.linalg.norm(lt, axis=1)) / p
-            continue
-        mu = np.where(engaged[s], mu, 0.0)
-        radius = mu * closed_n[s]
-        z = lt - (p / h[s])[:, None] * slip[s]
-        nz = np.linalg.norm(z, axis=1)
-        proj = np.where((nz <= radius)[:, None], z, radius[:, None] * z / np.maximum(nz, 1e-300)[:, None])
-        fric_v[s] = np.linalg.norm(lt - proj, axis=1) / p
-
+    fric_v = _friction_violation(problem, lam, slip, lam0, dt, h, p)
     values = {"gap": gap_v, "pressure": pressure_v, "complementarity": comp_v, "friction": fric_v}
     for key, v in values.items():
         where[key] = problem.slave_node_name(int(np.argmax(v)))

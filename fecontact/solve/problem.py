@@ -218,24 +218,26 @@ class ContactProblem:
                                       part(self.reference, s), part(facet, s))
                       for p, s in zip(self.pairs, self.slices)])
 
-    def friction_engaged(self, state: StepState) -> np.ndarray:
-        """Whether each node transmits friction in the increment that starts at ``state``.
-
-        A node that was open with a positive gap at the start of the increment
-        closes somewhere inside it; its slip over the increment would include
-        the approach before touching, measured along the tilted master
-        tangent, and would lock a spurious tangential traction into the stick
-        zone.  Such a node therefore transmits no friction in the increment in
-        which it closes and sticks from the next one on (its anchor is then
-        the closed position).  Nodes touching at the start (``g <= 1e-9 h``)
-        have friction at once.
-        """
-        return ~((state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size))
-
     def friction_start(self, state: StepState) -> FrictionStart:
-        """What the friction laws need from the start of the increment that starts at ``state``."""
-        return FrictionStart(state=state.friction, normal=state.multiplier[:, 0],
-                             engaged=self.friction_engaged(state))
+        r"""What the friction laws need from the start of the increment that starts at ``state``.
+
+        The law state and the normal traction ``lam_n0`` of every node.  Every
+        node transmits friction, also one that is open at the start and
+        closes inside the increment: its slip increment is measured, like
+        that of any node, from its projection onto the master at the start of
+        the increment (the start tangent ``tau^0`` and, on a deformable
+        master, the material point it projects on), so that for a node that
+        ends closed on the segment it started over
+
+        .. math:: \Delta s = \ell^0\,(\xi - \xi^0) + g_n\,\tau^0\cdot n ,
+
+        with ``g_n = 0`` at a closed node.  A sliding closing node therefore
+        lies on the cone ``|lam_t| = mu lam_n``, and a sticking one is held
+        at its start-of-increment projection (an error of the order of the
+        tangential motion within one increment, which vanishes with the
+        step).
+        """
+        return FrictionStart(state=state.friction, normal=state.multiplier[:, 0])
 
     def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
         """Friction-law state after the converged increment ``ev`` started at ``state``."""
