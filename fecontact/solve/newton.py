@@ -7,7 +7,10 @@ step is taken: semismooth Newton converges locally without globalisation.
 
 Converged when both the equilibrium residual and the complementarity residual
 (weighted by nodal areas, so both are forces) are below ``tolerance`` times
-the force scale ``max(|K u|, |f(t)|, |F_coupling(t)|)``.
+the force scale :func:`force_scale`: the physical forces
+``max(|K u|, |f(t)|, |F_coupling(t)|)`` of the bulk terms, or the rounding
+bound of the bulk force ``gamma_k || |K_hat| |u_hat| ||`` (:class:`RoundingBound`) divided by the
+tolerance when that is larger (a body that moves without stress).
 
 Newton works on an *increment* (:class:`fecontact.solve.problem.Increment`, or
 anything with ``evaluate(x, facet_hint=None, jacobian=True)``, ``where(row)``
@@ -106,6 +109,71 @@ def _facets(ev) -> np.ndarray | None:
     return None if ev.kinematics is None else ev.kinematics.facet
 
 
+@dataclass(frozen=True)
+class RoundingBound:
+    r"""Bound on the rounding error of the bulk force ``K_hat u_hat``: ``gamma_k || |K_hat| |u_hat| ||``.
+
+    A sparse product is a dot product of at most ``k`` terms per row, ``k``
+    the largest number of nonzeros in a row, and its computed value differs
+    from the exact one by at most ``gamma_k (|K_hat| |u_hat|)_i`` with
+    ``gamma_k = k eps / (1 - k eps)`` (Higham, *Accuracy and Stability of
+    Numerical Algorithms*, 2nd ed., §3.5).  No residual of the equilibrium
+    rows is known more accurately than this.
+
+    Attributes
+    ----------
+    matrix : scipy.sparse matrix, shape (n, n)
+        The bulk block of the Jacobian (``K_hat``, or a time step's effective stiffness).
+    absolute : scipy.sparse matrix, shape (n, n)
+        ``|K_hat|``, entry by entry.
+    gamma : float
+        ``gamma_k``.
+    """
+
+    matrix: object = field(repr=False)
+    absolute: object = field(repr=False)
+    gamma: float
+
+    @classmethod
+    def of(cls, matrix) -> "RoundingBound":
+        """The bound for the bulk matrix ``matrix`` (scipy.sparse, square)."""
+        absolute = abs(matrix).tocsr()
+        k = int(np.max(np.diff(absolute.indptr), initial=1))
+        eps = np.finfo(float).eps
+        return cls(matrix=matrix, absolute=absolute, gamma=k * eps / (1.0 - k * eps))
+
+    def __call__(self, u_hat: np.ndarray) -> float:
+        """``gamma_k || |K_hat| |u_hat| ||_2`` (a force) at the reduced displacements ``u_hat`` (n,)."""
+        return self.gamma * float(np.linalg.norm(self.absolute @ np.abs(u_hat)))
+
+
+def force_scale(ev, bound: float, tolerance: float) -> float:
+    r"""The force the residuals of an evaluation are measured against.
+
+    ``max(s, b / tolerance)`` with ``s`` the physical force scale of the bulk
+    terms (``ev.force_scale``: internal, external and coupling forces, and
+    in dynamics the inertial ones) and ``b`` the :class:`RoundingBound` of
+    the bulk force.  While a body moves without stress (an initial gap being
+    closed, a lift-off) ``s`` is itself round-off and the relative residual
+    stays near 1; ``b`` does not collapse with the stress, since it is the
+    stiffness times the displacement.  In a stressed state ``b / tolerance``
+    is far below ``s`` and the test is the relative one.
+
+    Parameters
+    ----------
+    ev : Evaluation
+    bound : float
+        The :class:`RoundingBound` at the evaluation's unknowns.
+    tolerance : float
+        The relative tolerance.
+
+    Returns
+    -------
+    float
+    """
+    return max(ev.force_scale, bound / tolerance)
+
+
 def semismooth_newton(increment, backend, x0: np.ndarray,
                       options: NewtonOptions = NewtonOptions(),
                       facet_hint: np.ndarray | None = None) -> NewtonResult:
@@ -143,6 +211,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
                                open=counts.open, stick=counts.stick, slip=counts.slip,
                                changed=changed, step_length=alpha)
 
+    rounding = None                 # the rounding bound of the evaluations' bulk matrix
     for it in range(options.max_iterations + 1):
         if not np.all(np.isfinite(ev.residual)):
             first = int(np.flatnonzero(~np.isfinite(ev.residual))[0])
@@ -150,7 +219,11 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
                       else f"at iteration {it}")
             return result(False, it, np.inf,
                           f"non-finite residual {origin}, first at {increment.where(first)}")
-        eq, comp = ev.equilibrium_norm / ev.force_scale, ev.complementarity_norm / ev.force_scale
+        if ev.K is not None and (rounding is None or rounding.matrix is not ev.K):
+            rounding = RoundingBound.of(ev.K)
+        bound = 0.0 if ev.K is None else rounding(x[: ev.n_reduced])
+        scale = force_scale(ev, bound, options.tolerance)
+        eq, comp = ev.equilibrium_norm / scale, ev.complementarity_norm / scale
         status = ev.contact.status
         counts = status_counts(status)
         changed = int(np.sum(status != previous))
