@@ -85,3 +85,38 @@ def test_converged_closing_nodes_slide_on_the_cone_or_stick_inside_it():
     sliding = end.status[closing] == Status.SLIP
     assert sliding.any()
     np.testing.assert_allclose(np.abs(lam_t[sliding]), 0.3 * lam_n[sliding], atol=1e-8 * scale)
+
+
+def spence_stick_ratio(mu: float, nu: float) -> float:
+    """Spence's stick-zone ratio c/a of a cylinder pressed with friction into a half-space.
+
+    ``K'(k) / K(k) = beta / mu`` with ``k = c/a``, ``beta = (1 - 2 nu) / (2 (1 - nu))``,
+    ``K`` the complete elliptic integral of the first kind (parameter ``m = k^2``) and
+    ``K'(k) = K(sqrt(1 - k^2))``.
+    """
+    beta = (1 - 2 * nu) / (2 * (1 - nu))
+    return brentq(lambda k: ellipk(1 - k * k) / ellipk(k * k) - beta / mu, 1e-9, 1 - 1e-12)
+
+
+def test_spence_ratio_reference_values():
+    """The root: K'/K = 1 at k = 1/sqrt(2); mu = beta gives it."""
+    assert spence_stick_ratio(mu=(1 - 2 * 0.3) / (2 * 0.7), nu=0.3) == pytest.approx(2 ** -0.5, abs=1e-9)
+    assert 0.74 < spence_stick_ratio(0.3, 0.3) < 0.75
+
+
+# hertz2d_friction at a small contact width: push 0.0008 (a/R = 0.018), element 0.0002 on the contact
+SMALL = ["bodies.0.dirichlet.0.value=-0.0008", "bodies.0.mesh.h_contact=0.0002",
+         "bodies.0.mesh.refine_width=0.04", "steps.count=20"]
+
+
+def test_stick_zone_of_a_small_contact_matches_spence(tmp_path):
+    """At a/R = 0.018 the half-disc acts as a half-space: c/a within 0.03 of Spence's 0.744
+    (element 0.0002 = 0.011 a; 20 steps).  At the shipped a/R = 0.11 it is 0.88 (finite body,
+    docs/friction/coulomb.md)."""
+    from fecontact.run.static import run
+
+    r = run(CASES / "hertz2d_friction.toml", tmp_path, SMALL, write_vtu_files=False)
+    metrics = r.summary["metrics"]
+    a, c = metrics["contact_half_width"]["value"], metrics["stick_half_width"]["value"]
+    assert 0.015 < a < 0.025                      # R = 1
+    assert abs(c / a - spence_stick_ratio(0.3, 0.3)) <= 0.03
