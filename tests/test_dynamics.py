@@ -184,8 +184,12 @@ def test_dynamic_case_writes_time_series_and_plot(name, results):
     assert img.shape[0] > 300 and img[..., :3].std() > 0.05     # not blank
 
 
+#: the stick-slip case run for six cycles (five steady ones after the breakaway from rest)
+STICKSLIP_CYCLES = "dynamics.t_end=7.0"
+
+
 def test_stick_slip_durations(results):
-    r = results("stickslip")
+    r = results("stickslip", STICKSLIP_CYCLES)
     c = _case("stickslip")
     body, = c["bodies"]
     spring = body["spring"][0]
@@ -199,7 +203,9 @@ def test_stick_slip_durations(results):
     stick = 2 * delta / V
     slip = (2 * math.pi - 2 * math.atan(delta * omega / V)) / omega
     m = r.summary["metrics"]
-    assert m["cycles"] >= 3
+    assert m["cycles"] >= 6
+    # five steady cycles, each stick and slip phase against the rigid-block solution
+    assert len(m["stick_durations"][1:]) >= 4 and len(m["slip_durations"][1:]) >= 5
     # every steady cycle (after the breakaway from rest), not only the mean
     for value in m["stick_durations"][1:]:
         assert abs(value / stick - 1) <= 0.02, (value, stick)
@@ -214,7 +220,7 @@ def test_stick_slip_durations(results):
     for start, end in slip_phases(t, v, 1e-6 * V)[1:]:
         assert abs(np.interp(start, t, force) / (mu_s * N) - 1) <= 0.02
         assert abs(np.interp(end, t, force) / ((2 * mu_k - mu_s) * N) - 1) <= 0.05
-    assert len(phases) >= 3
+    assert len(phases) >= 6
 
 
 def test_stick_slip_block_elasticity_is_negligible(results):
@@ -286,7 +292,8 @@ def test_frictionless_impact_conserves_energy(results):
     assert min(ts["open"]) < max(ts["open"]) and ts["open"][-1] == max(ts["open"])
     vy = np.array(ts["centroid_velocity"]["disc"])[:, 1]
     assert vy[0] < 0 and vy[-1] > 0
-    assert m["max_energy_drift_relative"] <= 0.01
+    # the documented figure (docs/dynamics.md: 0.041 % with redistributed mass)
+    assert m["max_energy_drift_relative"] <= 5e-4
     # the average acceleration ledger is exact: the balance closes to round-off
     assert m["max_balance_error_relative"] <= 1e-9
 
