@@ -34,8 +34,10 @@ interface: the master nodal forces are ``p int N_m`` by the partition of
 unity of the ``N_j`` and exact integration.
 
 Derivatives are exact (:class:`fecontact.contact.jet.Jet`) for a fixed set of
-overlapping pairs.  A slave node whose support overlaps no master segment is
-open at its distance to the master surface.
+overlapping pairs.  A slave node whose support overlaps no master segment
+(or a share below ``THIN`` of it, e.g. a slave segment that only touches
+the free end of the master) is open (:func:`gather_rows`): a slave surface
+longer than the master carries no load beyond the master's ends.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ from .kinematics2d import LocalKinematics, node_to_segment
 from .search import closest_segments
 
 GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))
+
+#: Share of its support below which a slave node counts as not covered by the
+#: master (:func:`gather_rows`).
+THIN = 1e-3
 
 
 def _where(cond: np.ndarray, a: Jet, b: Jet) -> Jet:
@@ -234,7 +240,11 @@ def gather_rows(m: int, row: np.ndarray, gap: Jet, slip: list, weight: np.ndarra
     ``d`` coordinates).  Row ``j`` gets ``gap_j = sum_c gap_c / A_j`` (and
     the same for each slip component); its local variables are ``P`` slots
     of ``k_c``, one per contribution, so that its Hessian is block diagonal.
-    Rows without contributions are open at ``distance`` with the fallback
+    Rows without contributions, or whose contributions cover less than
+    ``THIN`` of their support (``sum_c int N_j < THIN A_j``), are open: their
+    gap is ``distance`` but at least the node size ``h`` (``A_j`` in 2D,
+    ``sqrt(A_j)`` in 3D, so that ``c_n g >= f E^*`` and the return map sets
+    ``lam_j = 0`` from any iterate), with zero derivatives and the fallback
     normal and tangents.
 
     Parameters
@@ -260,6 +270,15 @@ def gather_rows(m: int, row: np.ndarray, gap: Jet, slip: list, weight: np.ndarra
     """
     q, d = len(slip), normal.shape[1]
     kc = gap.grad.shape[1]
+    # rows covered by a vanishing part of their support (a slave segment that
+    # only touches the end of the master, overlap of round-off length) are
+    # open: their weighted gap would constrain nothing, a singular Newton row
+    covered = np.bincount(row, weights=weight, minlength=m) > THIN * area
+    take = covered[row]
+    if not take.all():
+        row, weight, normal, points = row[take], weight[take], normal[take], points[take]
+        gap = Jet(gap.value[take], gap.grad[take], gap.hess[take])
+        slip = [Jet(s.value[take], s.grad[take], s.hess[take]) for s in slip]
     order = np.argsort(row, kind="stable")
     counts = np.bincount(row, minlength=m)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -267,9 +286,9 @@ def gather_rows(m: int, row: np.ndarray, gap: Jet, slip: list, weight: np.ndarra
     slot[order] = np.arange(row.size) - start[row[order]]
     P = max(int(counts.max(initial=0)), 1)
     k = kc * P
-    covered = counts > 0
     inv_area = 1.0 / area[row]
-    gap_v = np.where(covered, 0.0, distance)
+    size = area if d == 2 else np.sqrt(area)
+    gap_v = np.where(covered, 0.0, np.maximum(distance, size))
     np.add.at(gap_v, row, gap.value * inv_area)
     slip_v = np.zeros((m, q))
     d_gap = np.zeros((m, P, kc))

@@ -1,13 +1,32 @@
-"""Contact pairs: a slave surface against a deformable master surface or a rigid obstacle.
+r"""Contact pairs: a slave surface against a deformable master surface or a rigid obstacle.
 
 :func:`pair_kinematics` runs search, projection and kinematics for one pair
 and returns the result in global DOF numbering; :func:`stack` concatenates
 the pairs of a problem into one batch.
+
+*Free ends.*  A master surface that stops (the base of a punch, an open
+chain of segments in 2D, a facet set with boundary edges in 3D) has free
+ends: vertices used by one segment, edges used by one facet.  A slave node
+whose projection lies past a free end
+(:func:`fecontact.contact.search.past_free_end_2d`,
+:func:`fecontact.contact.search.past_free_edge_3d`) faces no master surface;
+measured on the end segment's line (facet's plane) it would be held against
+the straight extension of the master.  Such a node is open: its gap is its
+distance to the master, but at least its size ``h`` (the length or square
+root of the area it carries).  With the automatic ``c_n = f E^*/h``
+(theory §6) that gives ``c_n g >= f E^*``, far above any contact pressure
+of a small-strain model, so the augmented normal ``lam - c_n g`` is negative
+and the return map sets ``lam = 0`` from any iterate.  Its gap and slip
+have zero derivatives, in the residual and the Jacobian alike.  The first
+evaluation of a pair (no start state) logs a warning naming the pair and the
+number of its slave nodes past a free end.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+import weakref
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -21,8 +40,14 @@ from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sp
                            node_to_triangle, node_to_vertex, tangent_basis)
 from .mortar2d import gather_rows, weighted_kinematics
 from .mortar3d import facing_pairs, pair_integrals
-from .search import EDGE, FACE, VERTEX, closest_facets, closest_segments
+from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
+                     free_ends_2d, past_free_edge_3d, past_free_end_2d)
 from .surface import ContactSurface
+
+logger = logging.getLogger(__name__)
+
+# pairs already warned about slave nodes past a free end: id -> weak reference
+_WARNED: dict = {}
 
 
 @dataclass(frozen=True)
@@ -117,18 +142,30 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     dim = x.shape[0]
     if isinstance(master, ContactSurface):
         if dim == 3:
-            nts = _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0, reference,
-                                    facet0)
+            nts, past = _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0,
+                                          reference, facet0, np.sqrt(pair.slave.area))
+            if tangent0 is None and facet0 is None:
+                _warn_past_free_ends(pair, system, int(past.sum()))
             if pair.formulation == "mortar":
                 return _mortar3d_kinematics(pair, system, xs, xs0, x, x0, tangent0, reference, nts)
             return nts
         if pair.formulation == "mortar":
+            if tangent0 is None and facet0 is None:
+                ga = system.global_nodes(master.body, master.facets[0])
+                gb = system.global_nodes(master.body, master.facets[1])
+                proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
+                past = past_free_end_2d(proj.xi, proj.segment, *free_ends_2d(master.facets))
+                _warn_past_free_ends(pair, system, int(past.sum()))
             return _mortar_kinematics(pair, system, xs, xs0, x, x0, tangent0)
         ga = system.global_nodes(master.body, master.facets[0])
         gb = system.global_nodes(master.body, master.facets[1])
         proj = closest_segments(xs, x[:, ga].T, x[:, gb].T, previous=facet0)
         a, b = ga[proj.segment], gb[proj.segment]
         local = node_to_segment(xs, x[:, a].T, x[:, b].T, xs0, x0[:, a].T, x0[:, b].T, tangent0)
+        past = past_free_end_2d(proj.xi, proj.segment, *free_ends_2d(master.facets))
+        if tangent0 is None and facet0 is None:
+            _warn_past_free_ends(pair, system, int(past.sum()))
+        local = open_rows(local, past, np.maximum(proj.distance, pair.slave.area))
         dofs = np.hstack([slave_dofs, system.node_dofs(a), system.node_dofs(b)])
         return PairKinematics(local, dofs, proj.segment)
     p, p0 = master.position(t), master.position(t0)
@@ -206,10 +243,16 @@ def _slot_dofs(system: BulkSystem, slave: ContactSurface, master_points: np.ndar
 
 
 def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,
-                      tangent0, reference, facet0=None) -> PairKinematics:
-    """Node-to-facet kinematics: faces, and edge/vertex fallbacks, in slave-node order."""
+                      tangent0, reference, facet0, size):
+    """Node-to-facet kinematics: faces, and edge/vertex fallbacks, in slave-node order.
+
+    Nodes past a free edge of the master are open (:func:`open_rows`, with
+    gap at least ``size``).  Returns the kinematics and those nodes (bool, (m,)).
+    """
     G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
-    proj = closest_facets(xs, np.transpose(x[:, G], (2, 1, 0)), previous=facet0)
+    Xf = np.transpose(x[:, G], (2, 1, 0))
+    proj = closest_facets(xs, Xf, previous=facet0)
+    past = past_free_edge_3d(xs, Xf[proj.facet], free_edges_3d(master.facets)[proj.facet])
     corners = G[:, proj.facet].T                                  # (m, v)
     rows = np.arange(xs.shape[0])
     batches, order = [], []
@@ -247,8 +290,50 @@ def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0
         else:
             kin = node_to_vertex(xs[sel], x[:, c[0]].T, xs0[sel], x0[:, c[0]].T, side, t0s, refs)
         add(sel, kin, c)
-    merged = stack(batches)
-    return merged.take(np.argsort(np.concatenate(order)))
+    merged = stack(batches).take(np.argsort(np.concatenate(order)))
+    local = open_rows(merged.local, past, np.maximum(np.abs(merged.local.gap), size))
+    return replace(merged, local=local), past
+
+
+def open_rows(local: LocalKinematics, rows: np.ndarray, gap: np.ndarray) -> LocalKinematics:
+    """Kinematics with the nodes ``rows`` open: gap ``gap``, zero slip, zero derivatives.
+
+    Parameters
+    ----------
+    local : LocalKinematics
+    rows : ndarray of bool, shape (m,)
+    gap : ndarray, shape (m,)
+        Gap of the open nodes (positive; other entries are ignored).
+
+    Returns
+    -------
+    LocalKinematics
+        Normal and tangents unchanged.
+    """
+    if not rows.any():
+        return local
+    keep = ~rows
+    return replace(local, gap=np.where(rows, gap, local.gap),
+                   slip=local.slip * keep[:, None], d_gap=local.d_gap * keep[:, None],
+                   d_slip=local.d_slip * keep[:, None, None],
+                   h_gap=local.h_gap * keep[:, None, None],
+                   h_slip=local.h_slip * keep[:, None, None, None])
+
+
+def _warn_past_free_ends(pair: ContactPair, system: BulkSystem, count: int) -> None:
+    """Warn once per pair that ``count`` of its slave nodes lie past a free end of the master."""
+    if count == 0:
+        return
+    ref = _WARNED.get(id(pair))
+    if ref is not None and ref() is pair:
+        return
+    _WARNED[id(pair)] = weakref.ref(pair)
+    logger.warning(
+        "contact %r: %d of %d slave nodes (boundary %r of body %r) project past a free end of "
+        "the master surface (boundary %r of body %r) and are open there; the slave surface "
+        "extends beyond the master", pair.name, count, pair.n_nodes, pair.slave.boundary,
+        system.bodies[pair.slave.body].name, pair.master.boundary,
+        system.bodies[pair.master.body].name)
 
 
 def _pad(a: np.ndarray, k: int, axes: tuple, fill=0.0) -> np.ndarray:

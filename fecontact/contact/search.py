@@ -251,3 +251,123 @@ def closest_facets(x_slave: np.ndarray, facets: np.ndarray, n_candidates: int = 
         local = np.where(keep[:, None], np.column_stack([np.zeros(m, int), np.full(m, -1)]), local)
         side = np.where(keep, kept_side, side)
     return FacetProjection(facet, feature, local, side, distance)
+
+
+#: Relative distance past a free end (in segment or edge lengths) beyond which
+#: a slave node is open (:func:`past_free_end_2d`, :func:`past_free_edge_3d`).
+FREE_END_MARGIN = 1e-3
+
+
+def free_ends_2d(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which segment ends are free ends of the master chain.
+
+    A vertex is free when it ends exactly one segment: no neighbouring
+    segment continues the chain there (the end of an open surface).  A
+    closed chain has no free ends.
+
+    Parameters
+    ----------
+    segments : ndarray of int, shape (2, n_seg)
+        Node of the start ``a`` and end ``b`` of each segment.
+
+    Returns
+    -------
+    free_a, free_b : ndarray of bool, shape (n_seg,)
+        Whether the segment's start (end) is a free end.
+    """
+    count = np.bincount(segments.ravel())
+    return count[segments[0]] == 1, count[segments[1]] == 1
+
+
+def past_free_end_2d(xi: np.ndarray, segment: np.ndarray, free_a: np.ndarray, free_b: np.ndarray,
+                     margin: float = FREE_END_MARGIN) -> np.ndarray:
+    r"""Slave nodes that project past a free end of the master chain.
+
+    A node with parameter ``xi`` on segment ``a -> b`` lies past the free end
+    ``a`` when ``xi < -margin``, past the free end ``b`` when
+    ``xi > 1 + margin``.  Such a node faces no master surface: the straight
+    line of the end segment continues beyond ``b``, but the master body does
+    not.
+
+    Parameters
+    ----------
+    xi : ndarray, shape (m,)
+        Unclamped parameter of each node on its segment.
+    segment : ndarray of int, shape (m,)
+    free_a, free_b : ndarray of bool, shape (n_seg,)
+        From :func:`free_ends_2d`.
+    margin : float
+        Tolerance in segment lengths: a node within it of the end still
+        touches (a node at a punch corner that moves by round-off must not
+        switch between open and closed).
+
+    Returns
+    -------
+    ndarray of bool, shape (m,)
+    """
+    return (free_a[segment] & (xi < -margin)) | (free_b[segment] & (xi > 1.0 + margin))
+
+
+def free_edges_3d(facets: np.ndarray) -> np.ndarray:
+    """Which edges of the master facets are free (boundary) edges of the surface.
+
+    Edge ``i`` of a facet joins its vertices ``i`` and ``i + 1`` (cyclic).
+    It is free when no other facet of the set uses it: the edge of an open
+    surface.  A closed surface has no free edges.
+
+    Parameters
+    ----------
+    facets : ndarray of int, shape (v, n_facets)
+        Vertex nodes of each facet, cyclic order.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_facets, v)
+    """
+    v, n_f = facets.shape
+    ends = np.stack([facets, np.roll(facets, -1, axis=0)], axis=-1)     # (v, n_f, 2)
+    key = np.sort(ends, axis=-1).reshape(-1, 2)
+    _, inverse, count = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    return (count[inverse.ravel()] == 1).reshape(v, n_f).T
+
+
+def past_free_edge_3d(x_slave: np.ndarray, X: np.ndarray, free: np.ndarray,
+                      margin: float = FREE_END_MARGIN) -> np.ndarray:
+    r"""Slave nodes whose projection on their facet's plane lies outside it across a free edge.
+
+    With ``n`` the facet normal (``(x_1 - x_0)\times(x_2 - x_0)`` for
+    triangles, the cross product of the diagonals for quadrilaterals) and
+    edge ``i`` from ``x_i`` to ``x_{i+1}``, the in-plane outward normal of
+    the edge is ``\nu_i = e_i\times n/|e_i\times n|`` and the node lies
+    outside across edge ``i`` when ``(x_s - x_i)\cdot\nu_i > margin\,|e_i|``.
+    A node outside across a free edge (or past a vertex of one) faces no
+    master surface.
+
+    Parameters
+    ----------
+    x_slave : ndarray, shape (m, 3)
+    X : ndarray, shape (m, v, 3)
+        Vertex coordinates of each node's facet.
+    free : ndarray of bool, shape (m, v)
+        Whether each edge of the node's facet is free (:func:`free_edges_3d`).
+    margin : float
+        Tolerance in edge lengths.
+
+    Returns
+    -------
+    ndarray of bool, shape (m,)
+    """
+    v = X.shape[1]
+    if v == 3:
+        n = np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0])
+    else:
+        n = np.cross(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    past = np.zeros(x_slave.shape[0], dtype=bool)
+    for i in range(v):
+        e = X[:, (i + 1) % v] - X[:, i]
+        nu = np.cross(e, n)
+        nu /= np.linalg.norm(nu, axis=1)[:, None]
+        out = np.einsum("mi,mi->m", x_slave - X[:, i], nu)
+        past |= free[:, i] & (out > margin * np.linalg.norm(e, axis=1))
+    return past
