@@ -76,11 +76,22 @@ class FrictionStart:
         solver passes, engages every node: a node closing inside the
         increment transmits friction in it, with its slip measured from its
         start-of-increment projection onto the master.
+    touching : ndarray of bool, shape (m,), or None
+        Whether each node touches the master at the start (closed, or gap
+        ``<= 1e-9 h``); None: every node.  Only lagged laws use it: a node
+        closing inside the increment has no lagged normal force yet.
     """
 
     state: np.ndarray
     normal: np.ndarray
     engaged: np.ndarray | None = None
+    touching: np.ndarray | None = None
+
+    def touching_mask(self) -> np.ndarray:
+        """``touching`` as a boolean array of shape (m,) (all True when None)."""
+        if self.touching is None:
+            return np.ones(np.shape(self.state), dtype=bool)
+        return np.asarray(self.touching, dtype=bool)
 
     def mask(self) -> np.ndarray:
         """``engaged`` as a boolean array of shape (m,) (all True when None)."""
@@ -91,7 +102,8 @@ class FrictionStart:
     def take(self, rows) -> "FrictionStart":
         """Rows ``rows`` (index array or slice) of every array."""
         return FrictionStart(self.state[rows], self.normal[rows],
-                             None if self.engaged is None else self.engaged[rows])
+                             None if self.engaged is None else self.engaged[rows],
+                             None if self.touching is None else self.touching[rows])
 
 
 @dataclass(frozen=True)

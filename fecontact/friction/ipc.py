@@ -51,12 +51,15 @@ class SmoothIPC(TwoCoefficientLaw):
     def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
                    start: FrictionStart) -> FrictionResponse:
         """The smooth traction ``-mu(y) lam_n0 f_1(y) v / y`` of the slip rate (no projection)."""
-        normal, normal0, engaged = lam_hat, start.normal, start.mask()
+        normal, normal0 = lam_hat, start.normal
         m, q = slip.shape
         v = slip / dt
         y = np.linalg.norm(v, axis=1)
         lagged = normal0 > 0.0
-        # open nodes carry none; nodes without a lagged force yet use the current one
+        # the lagged force; a node touching at the start without one yet uses the current
+        # force; a node closing inside the increment has none (one lag per increment)
+        engaged = start.mask() & (lagged | start.touching_mask())
+        current = engaged & (normal > 0.0) & ~lagged
         lam = np.where(engaged & (normal > 0.0), np.where(lagged, normal0, normal), 0.0)
         g = smooth_mu_f1_over_x(y, self.mu_s, self.mu_k, self.eps_v)
         h = smooth_mu_f2_x_minus_mu_f1_over_x3(y, self.mu_s, self.mu_k, self.eps_v)
@@ -65,7 +68,7 @@ class SmoothIPC(TwoCoefficientLaw):
         d_slip = -(lam / dt)[:, None, None] * (g[:, None, None] * np.eye(q)
                                               + h[:, None, None] * v[:, :, None] * v[:, None, :])
         mu = smooth_mu(y, self.mu_s, self.mu_k, self.eps_v)
-        d_normal = np.where((engaged & (normal > 0.0) & ~lagged)[:, None], -g[:, None] * v, 0.0)
+        d_normal = np.where(current[:, None], -g[:, None] * v, 0.0)
         return FrictionResponse(traction=traction, d_trial=np.zeros((m, q, q)), d_normal=d_normal,
                                 d_slip=d_slip, sliding=engaged & (y >= self.eps_v),
                                 coefficient=np.where(engaged, mu, 0.0))

@@ -17,7 +17,12 @@ it re-derives the contact geometry itself:
   by 5 % (``xi in [-0.05, 1.05]``, barycentric coordinates ``>= -0.05``:
   the discrete gap is measured on a segment's line up to 5 % beyond its
   ends, theory §3.2); a node that projects inside no enlarged outline gets
-  its signed distance to the closest point of the surface.  Rigid
+  its signed distance to the closest point of the surface.  Where a node
+  projects into several enlarged outlines (near a master vertex or edge)
+  the discrete equations may hold on any of them (the solver keeps a
+  node's segment while it stays inside its enlarged outline), so the
+  segment the state records for the node is taken if it is one of them;
+  a recorded segment the node does not project on is ignored.  Rigid
   obstacles: ``g = n.(x_s - p(t))`` (line, plane),
   ``g = |x_s - c(t)| - R`` (circle, sphere; ``R - |x_s - c|`` inside);
 * **gap** ``g_n = n.(x_s - x_a)``, ``n`` the master's outward normal;
@@ -172,8 +177,14 @@ def _triangles(facets: np.ndarray) -> np.ndarray:
     return np.hstack([facets[[0, 1, 2]], facets[[0, 2, 3]]])
 
 
-def _project(xs: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """Index of each node's master facet by brute force (module docstring); ``corners`` (f, k, d)."""
+def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray, n_facets: int) -> np.ndarray:
+    """Index of each node's master facet by brute force (module docstring); ``corners`` (f, k, d).
+
+    ``recorded`` (m,) is the facet the state says a node projects on (``-1``:
+    none); it is taken only where it is one of the facets whose enlarged
+    outline the node projects into (a quadrilateral ``f`` is the triangles
+    ``f`` and ``f + n_facets``).
+    """
     m, choice = xs.shape[0], np.empty(xs.shape[0], dtype=int)
     for lo in range(0, m, CHUNK):
         p = xs[lo:lo + CHUNK, None, :]
@@ -187,6 +198,13 @@ def _project(xs: np.ndarray, corners: np.ndarray) -> np.ndarray:
         best = np.argmin(score, axis=1)
         none = ~np.isfinite(score[np.arange(best.size), best])
         best[none] = np.argmin(dist[none], axis=1)
+        rec = recorded[lo:lo + CHUNK]
+        rows = np.arange(best.size)
+        for cand in (rec, np.where(rec >= 0, rec + n_facets, -1)):
+            ok = (cand >= 0) & (cand < window.shape[1])
+            take = np.zeros(best.size, dtype=bool)
+            take[ok] = window[rows[ok], cand[ok]]
+            best = np.where(take, cand, best)
         choice[lo:lo + CHUNK] = best
     return choice
 
@@ -215,7 +233,7 @@ def _obstacle_measure(obstacle, xs, xs0, t, t0, tangent0):
     return gap, slip
 
 
-def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0):
+def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0, recorded):
     """Gap (m,), slip (m, q), and the contact-force operator ``B`` rows of one pair."""
     sysm, d = problem.system, problem.dim
     slave = sysm.global_nodes(pair.slave.body, pair.slave.nodes)
@@ -223,7 +241,7 @@ def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0):
     if isinstance(pair.master, ContactSurface):
         facets = pair.master.facets if d == 2 else _triangles(pair.master.facets)
         nodes = sysm.global_nodes(pair.master.body, facets.ravel()).reshape(facets.shape).T
-        facet = _project(xs, x[:, nodes].transpose(1, 2, 0))
+        facet = _project(xs, x[:, nodes].transpose(1, 2, 0), recorded, pair.master.facets.shape[1])
         held = nodes[facet]                                                   # (m, k)
 
         def fun(xs_, corners_):
@@ -314,7 +332,7 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
     blocks = []
     for pair, s in zip(problem.pairs, problem.slices):
         gap[s], slip[s], B = _pair_geometry(problem, pair, s, x, x0, t, t0,
-                                            state.multiplier_basis[s])
+                                            state.multiplier_basis[s], state.facet[s])
         blocks.append(B)
     A = np.repeat(problem.area, d)
     contact = (sp.vstack(blocks).T @ (A * lam.ravel())) if blocks else np.zeros(sysm.n_dofs)

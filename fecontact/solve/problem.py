@@ -236,8 +236,13 @@ class ContactProblem:
         at its start-of-increment projection (an error of the order of the
         tangential motion within one increment, which vanishes with the
         step).
+
+        Lagged laws (IPC) use the start-of-increment normal force; ``touching``
+        tells them which nodes touch at the start (closed, or ``g <= 1e-9 h``):
+        a node closing inside the increment has no lagged force yet.
         """
-        return FrictionStart(state=state.friction, normal=state.multiplier[:, 0])
+        touching = ~((state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size))
+        return FrictionStart(state=state.friction, normal=state.multiplier[:, 0], touching=touching)
 
     def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
         """Friction-law state after the converged increment ``ev`` started at ``state``."""
