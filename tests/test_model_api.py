@@ -260,3 +260,16 @@ def test_mortar_pair_force_balances_the_supports_and_levels_are_kept():
     assert len(result.states) == 2 and np.allclose(result.times, [0.5, 1.0])
     first = result.at(0)
     assert first.reaction("top")[1] == pytest.approx(0.5 * result.reaction("top")[1], rel=0.05)
+
+
+def test_model_without_contact_is_a_plain_elastic_solve():
+    """A bar pulled by an imposed end displacement: reaction E A strain, uniform strain."""
+    m = skfem.MeshQuad.init_tensor(np.linspace(0, 2, 9), np.linspace(0, 1, 5))
+    bar = fc.Body("bar", m, "Q1", fc.LinearElastic(200.0, 0.0, plane="stress"))
+    bar.fix(lambda x: np.isclose(x[0], 0.0), x=0.0, name="left")
+    bar.fix(point=(0.0, 0.0), y=0.0)
+    bar.fix(lambda x: np.isclose(x[0], 2.0), x=0.01, name="right")
+    result = fc.Model([bar]).solve(steps=2)
+    assert result.converged and result.pairs == ()
+    assert result.reaction("right")[0] == pytest.approx(200.0 * 0.005 * 1.0, rel=1e-10)
+    assert np.allclose(result.displacement[0], 0.005 * m.p[0], atol=1e-12)

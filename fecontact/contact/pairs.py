@@ -343,6 +343,16 @@ def _pad(a: np.ndarray, k: int, axes: tuple, fill=0.0) -> np.ndarray:
     return np.pad(a, width, constant_values=fill)
 
 
+def empty_kinematics(dim: int) -> PairKinematics:
+    """The kinematics of no contact node (a problem without contact pairs)."""
+    q = dim - 1
+    local = LocalKinematics(gap=np.zeros(0), slip=np.zeros((0, q)), normal=np.zeros((0, dim)),
+                            tangent=np.zeros((0, q, dim)), d_gap=np.zeros((0, 0)),
+                            d_slip=np.zeros((0, q, 0)), h_gap=np.zeros((0, 0, 0)),
+                            h_slip=np.zeros((0, q, 0, 0)))
+    return PairKinematics(local, np.zeros((0, 0), dtype=int), np.zeros(0, dtype=int))
+
+
 def stack(batches: list) -> PairKinematics:
     """Concatenate pair kinematics, padding local variables to a common ``k``."""
     if len(batches) == 1:

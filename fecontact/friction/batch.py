@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import FrictionLaw, FrictionResponse, FrictionStart, concatenate
+from .coulomb import Coulomb
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class FrictionBatch:
     slices: tuple
 
     def __post_init__(self):
+        if not self.laws:                  # no contact pair: one frictionless law on no rows
+            object.__setattr__(self, "laws", (Coulomb(0.0),))
+            object.__setattr__(self, "slices", (slice(0, 0),))
         for law in self.laws:
             if not isinstance(law, FrictionLaw):
                 raise TypeError(f"a contact pair needs a FrictionLaw, got {type(law).__name__}")

@@ -34,8 +34,8 @@ differs from a linearisation at the start by terms of second order in ``v``.
 Friction coefficients are those the law used in the increment, per node:
 ``mu`` of Coulomb; ``mu_s`` or ``mu_k`` by each node's stick/slip state in
 the static/kinetic law; ``mu(v)`` at the converged slip rate in the
-velocity-dependent law; and 0 for a node that closes inside the increment
-(it transmits no friction in it, :meth:`ContactProblem.friction_engaged`).
+velocity-dependent law (a node that closes inside the increment has its
+friction at once, like every other node).
 The smooth IPC law and penalty enforcement have no PFC form and are refused.
 """
 

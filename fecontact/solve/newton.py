@@ -147,6 +147,25 @@ class RoundingBound:
         return self.gamma * float(np.linalg.norm(self.absolute @ np.abs(u_hat)))
 
 
+def _stress_free_reach(increment, x0: np.ndarray) -> float:
+    """How far a body may move without stress in this increment: the largest prescribed
+    displacement at its end and the largest displacement it starts from.
+
+    The rounding bound is taken at displacements clipped to this reach, so that a
+    body the loads push away without equilibrium (Newton's iterates growing without
+    bound) cannot inflate the force scale and pass as converged.
+    """
+    problem = getattr(increment, "problem", None)
+    if problem is None:
+        return np.inf
+    prescribed = problem.system.prescribed(increment.t)
+    n_red = problem.system.n_reduced
+    start = np.abs(problem.unknowns(increment.state)[:n_red]) if increment.state is not None \
+        else np.zeros(0)
+    return float(max(np.max(np.abs(prescribed), initial=0.0), np.max(start, initial=0.0),
+                     np.max(np.abs(x0[:n_red]), initial=0.0)))
+
+
 def force_scale(ev, bound: float, tolerance: float) -> float:
     r"""The force the residuals of an evaluation are measured against.
 
@@ -212,6 +231,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
                                changed=changed, step_length=alpha)
 
     rounding = None                 # the rounding bound of the evaluations' bulk matrix
+    reach = _stress_free_reach(increment, x0)
     for it in range(options.max_iterations + 1):
         if not np.all(np.isfinite(ev.residual)):
             first = int(np.flatnonzero(~np.isfinite(ev.residual))[0])
@@ -221,7 +241,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
                           f"non-finite residual {origin}, first at {increment.where(first)}")
         if ev.K is not None and (rounding is None or rounding.matrix is not ev.K):
             rounding = RoundingBound.of(ev.K)
-        bound = 0.0 if ev.K is None else rounding(x[: ev.n_reduced])
+        bound = 0.0 if ev.K is None else rounding(np.minimum(np.abs(x[: ev.n_reduced]), reach))
         scale = force_scale(ev, bound, options.tolerance)
         eq, comp = ev.equilibrium_norm / scale, ev.complementarity_norm / scale
         status = ev.contact.status

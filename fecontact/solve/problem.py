@@ -38,7 +38,7 @@ import scipy.sparse as sp
 
 from ..bodies.system import BulkSystem
 from ..contact.kinematics3d import reference_directions
-from ..contact.pairs import PairKinematics, pair_kinematics, stack
+from ..contact.pairs import PairKinematics, empty_kinematics, pair_kinematics, stack
 from ..contact.surface import ContactSurface
 from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, alart_curnier,
                         augmented_normal)
@@ -204,6 +204,8 @@ class ContactProblem:
         ``facet`` (m,) are the master segments or facets of the previous
         evaluation (hysteresis); by default those of ``state``.
         """
+        if not self.pairs:
+            return empty_kinematics(self.dim)
         x = self.coordinates(u)
         x0 = x if state is None else self.coordinates(state.u)
         t0 = t if state is None else state.t
