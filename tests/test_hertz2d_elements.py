@@ -1,4 +1,4 @@
-"""Slower checks (pytest -m slow): the Hertz benchmark with other element types."""
+"""The Hertz benchmark with other element types (P2 triangles, Q1 quadrilaterals), about 5 s each."""
 
 import pytest
 
@@ -6,7 +6,6 @@ from conftest import CASES
 from fecontact.run.static import run
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("element,overrides", [
     ("P2", ["bodies.0.element=\"P2\"", "bodies.0.mesh.h_contact=0.002"]),
     ("Q1", ["bodies.0.element=\"Q1\"", "bodies.0.mesh.element=\"quad\""]),
