@@ -16,7 +16,7 @@ import numpy as np
 from .bodies import amplitude_of
 
 from .schema import CaseError
-from ..contact.obstacles import OBSTACLES
+from ..contact.obstacles import COUNTERPART, OBSTACLES
 from ..friction import LAWS, Coulomb, Frictionless, SmoothIPC, StaticKinetic, VelocityDependent
 
 def surface_of(spec: dict, where: str, bodies: dict, source: str):
@@ -139,7 +139,7 @@ def master_of(spec: dict, where: str, bodies: dict, source: str):
                         f"{'line or circle' if dim == 2 else 'plane or sphere'}")
     cls = OBSTACLES[kind]
     if cls.dim != dim:
-        other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}[kind]
+        other = COUNTERPART[kind]
         raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {cls.dim}D obstacle; "
                         f"the bodies are {dim}D (use {other!r})")
     zero = [0.0] * dim

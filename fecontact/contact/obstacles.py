@@ -140,5 +140,8 @@ class RigidSphere(RigidCircle):
     dim: ClassVar[int] = 3
 
 
+#: The obstacle of the same shape in the other dimension (for "use 'plane'" hints).
+COUNTERPART = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}
+
 #: Obstacle classes by their case-file name.
 OBSTACLES = {cls.kind: cls for cls in (RigidLine, RigidCircle, RigidPlane, RigidSphere)}

@@ -155,6 +155,11 @@ def friction_utilisation(problem: ContactProblem, state: StepState) -> np.ndarra
 def write_vtu(path: Path, problem: ContactProblem, state: StepState,
               extra: dict | None = None) -> None:
     """One VTU of all bodies; ``extra`` adds point data, nodal vectors (n_nodes, dim) padded to 3."""
+    meshio.write(str(path), to_meshio(problem, state, extra), file_format="vtu")
+
+
+def to_meshio(problem: ContactProblem, state: StepState, extra: dict | None = None) -> meshio.Mesh:
+    """All bodies with every point-data field of :func:`point_data` (and ``extra``) as a meshio mesh."""
     sysm = problem.system
     points = _pad3(problem.X.T)
     cells = []
@@ -164,7 +169,7 @@ def write_vtu(path: Path, problem: ContactProblem, state: StepState,
     data = point_data(problem, state)
     for key, value in (extra or {}).items():
         data[key] = _pad3(value) if value.ndim == 2 else value
-    meshio.write(str(path), meshio.Mesh(points, cells, point_data=data), file_format="vtu")
+    return meshio.Mesh(points, cells, point_data=data)
 
 
 def write_pvd(path: Path, entries: list) -> None:

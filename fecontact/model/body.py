@@ -69,7 +69,7 @@ class SurfaceRef:
     surface: ContactSurface = field(repr=False)
 
 
-def components_of(values: dict, dim: int) -> dict:
+def component_values(values: dict, dim: int) -> dict:
     """``{component index: value}`` of ``x=``, ``y=``, ``z=`` keyword values, in x, y, z order."""
     out = {}
     for key in ("x", "y", "z"):
@@ -249,7 +249,7 @@ class Body:
         """
         if where is not None and point is not None:
             raise ValueError(f"body {self.name!r}: fix a boundary or a point, not both")
-        values = components_of({"x": x, "y": y, "z": z}, self.dim)
+        values = component_values({"x": x, "y": y, "z": z}, self.dim)
         if not values:
             values = dict.fromkeys(range(self.dim), 0.0)
         if point is not None:
@@ -286,7 +286,7 @@ class Body:
         -------
         Body
         """
-        comp = components_of({component: 0.0}, self.dim) if component in COMPONENTS else {}
+        comp = component_values({component: 0.0}, self.dim) if component in COMPONENTS else {}
         if len(comp) != 1:
             raise ValueError(f"body {self.name!r}: a coupling needs one component x, y or z")
         label = self.boundary(where)
@@ -314,7 +314,7 @@ class Body:
         -------
         Body
         """
-        comp = components_of({component: 0.0}, self.dim) if component in COMPONENTS else {}
+        comp = component_values({component: 0.0}, self.dim) if component in COMPONENTS else {}
         if len(comp) != 1:
             raise ValueError(f"body {self.name!r}: a spring needs one component x, y or z")
         values = {"stiffness": stiffness, "damping": damping, "anchor_offset": anchor_offset,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..contact.obstacles import OBSTACLES
+from ..contact.obstacles import COUNTERPART, OBSTACLES
 from ..contact.pairs import ContactPair
 from ..friction import Frictionless, FrictionLaw
 from ..solve.problem import automatic_augmentation
@@ -82,9 +82,8 @@ class Contact:
                              f"got {self.friction!r}")
         dim = self.slave.body.dim
         if isinstance(self.master, OBSTACLE_TYPES) and self.master.dim != dim:
-            other = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}
             raise ValueError(f"obstacle = {self.master.kind!r} is a {self.master.dim}D obstacle; "
-                             f"the bodies are {dim}D (use {other[self.master.kind]!r})")
+                             f"the bodies are {dim}D (use {COUNTERPART[self.master.kind]!r})")
         if self.formulation not in FORMULATIONS:
             raise ValueError(f"formulation = {self.formulation!r}; choose one of "
                              f"{', '.join(FORMULATIONS)}")

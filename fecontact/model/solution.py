@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.contact_results import pair_results, slave_forces
-from ..io.output import point_data, write_pvd, write_vtu
+from ..io.output import point_data, to_meshio, write_pvd, write_vtu
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 
@@ -179,14 +179,9 @@ class Solution:
         ``contact_normal``, the signed shear components, ``friction_utilisation``,
         ``gap``, ``slip``, ``contact_status``, ``von_mises``, ``body``, ...
         """
-        import tempfile
-
         import pyvista
 
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "solution.vtu"
-            write_vtu(path, self.problem, self.state)
-            return pyvista.read(str(path))
+        return pyvista.from_meshio(to_meshio(self.problem, self.state))
 
     def write_vtu(self, path) -> None:
         """Write the final state to a VTU file (ParaView), with every field."""
