@@ -256,10 +256,10 @@ def test_mortar_pair_force_balances_the_supports_and_levels_are_kept():
     assert result.pair("c").max_pressure == pytest.approx(nodal_pressure.max(), rel=1e-12)
     # a node half under the punch edge has a dual multiplier far above its nodal pressure
     assert fields.pressure.max() > 2 * nodal_pressure.max()
-    # the levels are kept: the first is half the load of the second (linear up to contact changes)
+    # the levels are kept: the first carries half the load of the second (measured 0.49999)
     assert len(result.states) == 2 and np.allclose(result.times, [0.5, 1.0])
     first = result.at(0)
-    assert first.reaction("top")[1] == pytest.approx(0.5 * result.reaction("top")[1], rel=0.05)
+    assert first.reaction("top")[1] == pytest.approx(0.5 * result.reaction("top")[1], rel=1e-3)  # 2.5e-5
 
 
 def test_model_without_contact_is_a_plain_elastic_solve():
