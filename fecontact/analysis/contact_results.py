@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse.linalg as spla
 
 from ..friction import closed, status_counts
 from ..solve.operators import kinematic_operator
@@ -95,13 +96,17 @@ def slave_forces(problem: ContactProblem, state: StepState) -> np.ndarray:
     ndarray, shape (m, dim)
     """
     sysm, dim = problem.system, problem.dim
-    out = problem.area[:, None] * state.traction()
+    traction = state.traction()
+    out = problem.area[:, None] * traction
+    for pair, s in zip(problem.pairs, problem.slices):
+        if pair.formulation != "mortar" and pair.slave.force_weights is not None:
+            out[s] = pair.slave.force_weights @ traction[s]
     mortar = [k for k, p in enumerate(problem.pairs) if p.formulation == "mortar"]
     if not mortar:
         return out
     with np.errstate(all="ignore"):
         kin = problem.kinematics(state.u, state.t, state)
-    B = kinematic_operator(kin, sysm.n_dofs).tocsr()
+    B = problem.force_operator(kinematic_operator(kin, sysm.n_dofs)).tocsr()
     weighted = np.repeat(problem.area, dim) * state.multiplier.ravel()
     for k in mortar:
         pair, s = problem.pairs[k], problem.slices[k]
@@ -129,7 +134,10 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
     pressure = state.multiplier[:, 0].copy()
     for pair, s in zip(problem.pairs, problem.slices):
         if pair.formulation == "mortar":     # the dual multiplier is not a nodal pressure
-            pressure[s] = np.einsum("md,md->m", forces[s], state.normal[s]) / problem.area[s]
+            normal_force = np.einsum("md,md->m", forces[s], state.normal[s])
+            D = pair.slave.force_weights
+            pressure[s] = (normal_force / problem.area[s] if D is None
+                           else spla.spsolve(D.tocsc(), normal_force))
     out = []
     for pair, s in zip(problem.pairs, problem.slices):
         nodes = sysm.global_nodes(pair.slave.body, pair.slave.nodes)

@@ -335,7 +335,8 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
                                             state.multiplier_basis[s], state.facet[s])
         blocks.append(B)
     A = np.repeat(problem.area, d)
-    contact = (sp.vstack(blocks).T @ (A * lam.ravel())) if blocks else np.zeros(sysm.n_dofs)
+    contact = ((problem.force_operator(sp.vstack(blocks)).T @ (A * lam.ravel())) if blocks
+               else np.zeros(sysm.n_dofs))
     R_bulk, scale = (problem.static_bulk if bulk is None else bulk).residual(u, t)
     R = R_bulk - sysm.T.T @ contact
     scale = max(scale, float(np.linalg.norm(contact)), 1e-300)

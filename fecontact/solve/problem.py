@@ -7,16 +7,18 @@ lumped nodal areas,
 
 .. math::
 
-    R_1 = T^T\big(K u - f(t) - B^T A \lambda\big) - F_{coupling}(t), \qquad
+    R_1 = T^T\big(K u - f(t) - B_f^T A \lambda\big) - F_{coupling}(t), \qquad
     R_2 = A\, C(\lambda, g_n(u), \Delta s(u))
 
-(``C``: the Alart–Curnier residual, :mod:`fecontact.friction.residual`,
+(``B_f = B`` except on quadratic slave surfaces, whose nodal tractions load
+the nodes of their facets consistently: :meth:`ContactProblem.force_operator`;
+``C``: the Alart–Curnier residual, :mod:`fecontact.friction.residual`,
 evaluated as a straight pipeline: augmented normal traction, trial
 tangential traction, the pairs' friction laws' return map, assembly).  The generalised Jacobian
 
 .. math::
 
-    J = \begin{bmatrix} \hat K - T^T(\sum_i A_i \lambda_i\cdot\nabla^2 (g,s)_i) T & -T^T B^T A\\
+    J = \begin{bmatrix} \hat K - T^T(\sum_i A_i \lambda_i\cdot\nabla^2 (g,s)_i) T & -T^T B_f^T A\\
                         A\,\partial_{(g,s)}C\,B\,T & A\,\partial_\lambda C \end{bmatrix}
 
 is assembled in scipy.sparse.  The bulk part (``K``, ``f``; or a time step's
@@ -43,7 +45,9 @@ from ..contact.surface import ContactSurface
 from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, alart_curnier,
                         augmented_normal)
 from .bulk import BulkTerms, StaticBulk
-from .operators import block_diagonal, geometric_stiffness, kinematic_operator
+from .operators import (block_diagonal, geometric_stiffness, geometric_stiffness_parts,
+                        kinematic_operator, slave_spread, spread_force_operator,
+                        spread_geometric_stiffness)
 from .state import StepState
 
 
@@ -166,6 +170,13 @@ class ContactProblem:
         dofs = self.system.node_dofs(np.concatenate(nodes)).ravel() if nodes else np.zeros(0, int)
         T = self.system.T.tocsr()[dofs]
         self.contact_dofs = np.unique(T.indices)
+        # own slave DOFs of every contact node, and the pairs whose slave forces
+        # spread over their facets (quadratic surfaces, see contact.surface)
+        d = self.dim
+        self.own_dofs = (cat([self.system.node_dofs(self.system.global_nodes(p.slave.body, p.slave.nodes))
+                              for p in self.pairs]) if self.pairs else np.zeros((0, d), dtype=int))
+        self.spreads = [(s, Q) for p, s in zip(self.pairs, self.slices)
+                        if (Q := slave_spread(self.system, p)) is not None]
         # fixed per-node reference directions of the 3D tangent bases (none
         # while they are being computed: the default axes give the same normals)
         self.reference = None
@@ -351,20 +362,21 @@ class ContactProblem:
                                             self.friction_start(state))
         cr = alart_curnier(lam, normal, response, self.c_t)
         B = kinematic_operator(kin, sysm.n_dofs)
+        Bf = self.force_operator(B)
         A = np.repeat(self.area, d)
         R_bulk, scale = bulk.residual(u, t)
-        R1 = R_bulk - sysm.T.T @ (B.T @ (A * lam.ravel()))
+        R1 = R_bulk - sysm.T.T @ (Bf.T @ (A * lam.ravel()))
         R2 = A * cr.residual.ravel()
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
                   contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
             T = sysm.T
-            G = geometric_stiffness(kin, self.area[:, None] * lam, sysm.n_dofs)
+            G = self.contact_geometric_stiffness(kin, self.area[:, None] * lam)
             Ad = sp.diags(A)
             D = -(T.T @ G @ T).tocsr()
             D.eliminate_zeros()
             ev.update(K=bulk.matrix, D=D,
-                      J12=(-(T.T @ B.T) @ Ad).tocsc(),
+                      J12=(-(T.T @ Bf.T) @ Ad).tocsc(),
                       J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
         return Evaluation(**ev)
@@ -373,9 +385,26 @@ class ContactProblem:
                       state: StepState) -> np.ndarray:
         """``K u - f - B^T A lam`` in full numbering (reactions at supports)."""
         kin = self.kinematics(u, t, state)
-        B = kinematic_operator(kin, self.system.n_dofs)
+        B = self.force_operator(kinematic_operator(kin, self.system.n_dofs))
         A = np.repeat(self.area, self.dim)
         return self.system.internal_force(u) - self.system.external_force(t) - B.T @ (A * multiplier.ravel())
+
+    def force_operator(self, B: sp.spmatrix) -> sp.csr_matrix:
+        """``B_f`` of the contact forces ``B_f^T A lam`` from the kinematic operator ``B``.
+
+        ``B`` itself where every slave force stays on its node; quadratic
+        slave surfaces spread it consistently over their facets
+        (:mod:`fecontact.contact.surface`).
+        """
+        return spread_force_operator(B, self.own_dofs, self.spreads) if self.spreads else B
+
+    def contact_geometric_stiffness(self, kin: PairKinematics, weights: np.ndarray) -> sp.csr_matrix:
+        """Derivative of the forces ``B_f^T w`` at fixed ``w``, shape (n_dofs, n_dofs)."""
+        n = self.system.n_dofs
+        if not self.spreads:
+            return geometric_stiffness(kin, weights, n)
+        parts = geometric_stiffness_parts(kin, weights, n, self.own_dofs, self.spreads)
+        return spread_geometric_stiffness(parts, self.spreads)
 
 
 @dataclass(frozen=True)
