@@ -155,6 +155,10 @@ def test_hertz3d_meets_targets(results):
     assert abs(-s["reaction"]["flat"][2] - P) <= 1e-6 * P
 
 
+# The node-to-node oscillation is first order in the element size (h_contact 0.02 / 0.01 / 0.005:
+# 10.1 % / 4.96 % / 2.49 % of p0, peak +8.5 % / +4.9 % / +2.9 %, at 19k / 51k / 163k DOFs): the
+# nodal forces of a P1 body whose contact nodes are held on the plane follow the alternating
+# valence of the contact triangulation; see docs/decisions.md
 @pytest.mark.xfail(strict=True, reason="P1 tetrahedra: nodal pressures oscillate by ~5% of p0 "
                    "node to node, so the peak is 4.9% above p0 (target 3%); see docs/benchmarks.md")
 def test_hertz3d_peak_pressure_target(results):
