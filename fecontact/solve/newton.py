@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..friction import status_counts
 
@@ -193,6 +194,74 @@ def force_scale(ev, bound: float, tolerance: float) -> float:
     return max(ev.force_scale, bound / tolerance)
 
 
+def decoupled_multipliers(ev) -> sp.csr_matrix | None:
+    r"""The stuck tangential directions whose slip no free displacement changes, as ``J22`` terms.
+
+    At a stuck node the Alart–Curnier rows are ``C_t = lam_t - (lam_t - c_t Delta s)``:
+    ``dC_t/dlam_t = 0`` and ``dC_t/du = c_t B_t T`` (Coulomb; rate laws add
+    ``-F_s B_t T``).  When the slave node and the master points it projects on
+    are held by supports so that some tangential direction ``w`` of its slip
+    cannot change (``w^T B_t T = 0``: a node on a symmetry plane met by a
+    coincident master node held the same way, a clamped corner), the row
+    ``w^T C_t`` is empty, and the multiplier ``w^T lam_t`` enters no
+    equilibrium row either (its column ``-T^T B_t^T A w`` is zero): the
+    supports carry that traction and the Newton matrix is singular, although
+    the residual of the row is zero.  Adding ``s w w^T`` to the node's block
+    of ``J22`` (``s`` the scale of ``J12``) keeps that multiplier component
+    where it is (its residual is zero), inside the cone, and leaves every
+    other row of the step unchanged.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (m*dim, m*dim), or None
+        The terms to add to ``J22``; None when there are none.
+    """
+    if ev.J22 is None or ev.J22.shape[0] == 0 or ev.contact is None:
+        return None
+    m, d = ev.contact.residual.shape
+    if d < 2:
+        return None
+    J21 = ev.J21.tocsr()
+    J22 = abs(ev.J22).tocsr()
+    empty22 = np.asarray(J22.sum(axis=1)).ravel() == 0.0
+    tangential = np.ones((m, d), dtype=bool)
+    tangential[:, 0] = False
+    candidate = np.all(empty22.reshape(m, d)[:, 1:], axis=1)      # stuck: tangential J22 rows empty
+    if not candidate.any():
+        return None
+    rows = np.flatnonzero(np.repeat(candidate, d) & tangential.ravel())
+    sub = J21[rows]
+    gram = (sub @ sub.T).toarray()        # block diagonal in the nodes
+    q = d - 1
+    nodes = rows.size // q
+    blocks = np.stack([gram[k * q:(k + 1) * q, k * q:(k + 1) * q] for k in range(nodes)])
+    scale = float(np.max(np.trace(blocks, axis1=1, axis2=2), initial=0.0))
+    if scale == 0.0:
+        scale = 1.0
+    values, vectors = np.linalg.eigh(blocks)                        # ascending
+    null = values <= 1e-24 * scale
+    if not null.any():
+        return None
+    # s sum_w w w^T over the null directions of each node
+    w = vectors * null[:, None, :]
+    terms = np.einsum("kiw,kjw->kij", w, w)
+    s = float(np.max(np.abs(ev.J12.data), initial=0.0)) or 1.0
+    r = rows.reshape(nodes, q)
+    ii = np.repeat(r, q, axis=1).ravel()
+    jj = np.tile(r, (1, q)).ravel()
+    keep = np.abs(terms.ravel()) > 0.0
+    n = ev.J22.shape[0]
+    return sp.csr_matrix((s * terms.ravel()[keep], (ii[keep], jj[keep])), shape=(n, n))
+
+
+def _pinned(ev):
+    """The evaluation with :func:`decoupled_multipliers` added to ``J22`` (itself when there are none)."""
+    terms = decoupled_multipliers(ev)
+    if terms is None or terms.nnz == 0:
+        return ev
+    return replace(ev, J22=(ev.J22 + terms).tocsr())
+
+
 def semismooth_newton(increment, backend, x0: np.ndarray,
                       options: NewtonOptions = NewtonOptions(),
                       facet_hint: np.ndarray | None = None) -> NewtonResult:
@@ -260,7 +329,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
         tic = time.perf_counter()
         failure = ""
         try:
-            dx = backend.solve(ev)
+            dx = backend.solve(_pinned(ev))
         except (np.linalg.LinAlgError, ValueError, RuntimeError) as err:
             dx = np.full(x.size, np.nan)
             failure = str(err)
