@@ -109,14 +109,25 @@ def test_hertz2d_friction_stick_zone_and_cone(results):
     mu = 0.3
     assert np.all(np.abs(lam_t) <= mu * lam_n * (1 + 1e-9) + 1e-9 * lam_n.max())
     slipping = state.status == 2
-    on_cone = np.isclose(np.abs(lam_t), mu * lam_n, rtol=1e-8)
-    # nodes that closed during the last increment carry friction from the next one on
-    closing = lam_t == 0.0
-    assert np.all(on_cone[slipping] | closing[slipping])
-    # ... and those lie at the edge of the contact zone, outside the stick zone
+    # every sliding node is on the cone, also those that closed in the last increment
+    assert slipping.sum() >= 10
+    np.testing.assert_allclose(np.abs(lam_t[slipping]), mu * lam_n[slipping], rtol=1e-8)
+    # ... and the sliding nodes lie outside the stick zone
     from fecontact.io.output import slave_global_nodes
     x = np.abs(r.model.problem.X[0, slave_global_nodes(r.model.problem)])
-    assert np.all(x[slipping & closing] > stick)
+    assert np.all(x[slipping] > stick)
+
+
+def test_hertz2d_friction_stick_zone_does_not_depend_on_the_steps(results, tmp_path):
+    """The case resolves the friction path (solver.max_closing): its stick ratio c/a with 10
+    output steps and with 40 agree within 0.01 (without the control: 0.854 and 0.882)."""
+    r10 = results("hertz2d_friction")
+    r40 = run(CASES / "hertz2d_friction.toml", tmp_path, ["steps.count=40"], write_vtu_files=False)
+    assert len(r10.summary["steps"]) == 10 and len(r40.summary["steps"]) == 40
+
+    def ratio(r):
+        return _metric(r, "stick_half_width")["value"] / _metric(r, "contact_half_width")["value"]
+    assert abs(ratio(r10) - ratio(r40)) <= 0.01
 
 
 def test_cattaneo2d_meets_targets(results):
@@ -124,23 +135,28 @@ def test_cattaneo2d_meets_targets(results):
     assert abs(_metric(r, "load_ratio")["value"] - 0.5) < 1e-3
 
 
-# A node closing inside an increment measures its slip from its start-of-increment projection,
-# which on the curved cylinders is first order in the step: with the four normal-load steps of the
-# case the stick half-width error is 3.8 % and the shear-traction L2 error 14.3 % (16 steps: 1.7 %
-# and 5.9 %; 64 steps: 0.7 % and 3.9 %); see docs/decisions.md
-@pytest.mark.xfail(strict=True, reason="closing-node slip from the start projection: first order in "
-                   "the normal-load step on curved masters (3.8 % / 14.3 % with 4 steps)")
-def test_cattaneo2d_mindlin_targets(results):
+# A node closing inside an increment measures its slip from its predicted first contact
+# (fecontact.contact.closing; the first increment is preceded by a probe that gives the rates):
+# with the four normal-load steps of the case the stick half-width error is 1.73 % (3.82 % when
+# the slip was measured from the start-of-increment projection) and the shear-traction L2 error
+# 5.53 % (14.3 %); see docs/decisions.md
+def test_cattaneo2d_stick_half_width_target(results):
     r = results("cattaneo2d")
     assert _metric(r, "stick_half_width")["rel_error"] <= 0.03
+
+
+@pytest.mark.xfail(strict=True, reason="shear traction 5.5 % from Mindlin in L2 with four "
+                   "normal-load steps (target 5 %); see docs/decisions.md")
+def test_cattaneo2d_shear_traction_target(results):
+    r = results("cattaneo2d")
     assert _metric(r, "shear_traction_l2_error")["value"] <= 0.05
 
 
 def test_cattaneo2d_mindlin_regression_bounds(results):
-    """Regression bounds on the figures the xfail above measures."""
+    """Regression bounds on the figures measured above (1.73 % and 5.53 %)."""
     r = results("cattaneo2d")
-    assert _metric(r, "stick_half_width")["rel_error"] <= 0.04
-    assert _metric(r, "shear_traction_l2_error")["value"] <= 0.15
+    assert _metric(r, "stick_half_width")["rel_error"] <= 0.018
+    assert _metric(r, "shear_traction_l2_error")["value"] <= 0.056
 
 
 def test_hertz3d_meets_targets(results):
@@ -367,18 +383,10 @@ def _stick_ratio_jump(results):
     return float(np.abs(np.diff(q / np.maximum(0.3 * p, 1e-300)))[both].max())
 
 
-# measured 0.074 at 10 steps (0.45 when closing nodes carried no friction in their closing increment)
-STICK_RATIO_JUMP = 0.08
-
-
-def test_stick_zone_shear_saw_tooth_does_not_grow(results):
-    """Regression bound on the neighbour-to-neighbour jump of q/(mu p) in the stick zone."""
-    assert _stick_ratio_jump(results) <= STICK_RATIO_JUMP
-
-
-@pytest.mark.xfail(strict=True, reason="a closing node sticks at its start-of-increment projection: "
-                   "its traction carries the tangential motion of one increment")
 def test_stick_zone_shear_is_smooth(results):
+    """Neighbouring stick nodes' q/(mu p) differ by at most 0.05 (measured 0.039; 0.074 without
+    the case's closing control, 0.45 when closing nodes carried no friction in their closing
+    increment)."""
     assert _stick_ratio_jump(results) <= 0.05
 
 

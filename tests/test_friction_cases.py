@@ -15,11 +15,19 @@ from fecontact.run.static import run
 def coulomb(tmp_path_factory):
     cache = {}
 
-    def get(name):
-        if name not in cache:
-            cache[name] = run(CASES / f"{name}.toml", tmp_path_factory.mktemp(name), write_vtu_files=False)
-        return cache[name]
+    def get(name, overrides=()):
+        key = (name, tuple(overrides))
+        if key not in cache:
+            cache[key] = run(CASES / f"{name}.toml", tmp_path_factory.mktemp(name), list(overrides),
+                             write_vtu_files=False)
+        return cache[key]
     return get
+
+
+# The IPC runs of hertz2d_friction take the case's levels as increments: the lagged law fails
+# to converge (t = 0.478) in the short, unequal increments of the case's closing control
+# (solver.max_closing = 8), and its comparison with Coulomb needs the same increments for both
+UNCONTROLLED = {"hertz2d_friction": ("solver.max_closing=1000000",)}
 
 
 @pytest.mark.parametrize("case", ["cattaneo2d", "hertz2d_friction"])
@@ -43,7 +51,8 @@ def ipc(tmp_path_factory):
     def get(name):
         if name not in runs:
             out = tmp_path_factory.mktemp(f"ipc-{name}")
-            runs[name] = run(CASES / f"{name}.toml", out, ["friction.law=ipc", "friction.eps_v=1e-5"],
+            runs[name] = run(CASES / f"{name}.toml", out, ["friction.law=ipc", "friction.eps_v=1e-5",
+                                                           *UNCONTROLLED.get(name, ())],
                              write_vtu_files=False)
         return runs[name]
     return get
@@ -80,7 +89,8 @@ def test_smooth_ipc_law_stays_near_coulomb_on_cattaneo2d(coulomb, ipc):
 
 
 def _ipc_coulomb_metric_gaps(coulomb, ipc) -> dict:
-    base, r = coulomb("hertz2d_friction"), ipc("hertz2d_friction")
+    base = coulomb("hertz2d_friction", UNCONTROLLED["hertz2d_friction"])
+    r = ipc("hertz2d_friction")
     assert r.summary["converged"]
     m, b = r.summary["metrics"], base.summary["metrics"]
     return {key: abs(m[key]["value"] - b[key]["value"]) / abs(b[key]["value"])

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..contact.closing import approach_rate
 from ..friction import Coulomb, Status, status_counts
 from ..solve.newton import NewtonOptions, NewtonResult, semismooth_newton
 from ..solve.problem import ContactProblem, Increment
@@ -33,12 +34,26 @@ class SteppingOptions:
         Re-solves of one increment for friction state changes (breakaway).
     growth : float
         Factor the increment grows by after a success.
+    max_closing : int or None
+        Contact nodes that may close in one increment (None: any number).
+        An increment in which more close is solved again, shorter in
+        proportion, and the next one is sized for it: the increments then
+        resolve the growth of the contact zone, which path-dependent
+        friction needs (a node's status is that of its whole increment).
+        Nodes that close at one instant (flat on flat) are accepted
+        together once shortening no longer separates them.
     """
 
     max_cutbacks: int = 6
     #: re-solves of one increment for friction state changes (breakaway)
     max_friction_revisions: int = 10
     growth: float = 1.5
+    max_closing: int | None = None
+
+    def __post_init__(self):
+        m = self.max_closing
+        if m is not None and (isinstance(m, bool) or not np.isfinite(m) or m < 1 or m != int(m)):
+            raise ValueError(f"stepping: max_closing must be a whole number >= 1 or None, got {m!r}")
 
 
 @dataclass(frozen=True)
@@ -78,16 +93,20 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     lam = result.unknowns[ev.n_reduced:].reshape(-1, d)
     kin = ev.kinematics.local
     active = ev.contact.status != Status.OPEN
-    # slip components are along the start-of-increment tangent basis
-    step_slip = np.einsum("mq,mqd->md", kin.slip, state.tangent)
-    slip = state.slip + np.where(active[:, None], step_slip, 0.0)
+    # slip components are along the start-of-increment tangent basis; a node that closed
+    # in the increment slipped only after its first contact
+    motion = np.einsum("mq,mqd->md", kin.slip, state.tangent)
+    offset = np.einsum("mq,mqd->md", problem.slip_offset(state, t), state.tangent)
+    slip = state.slip + np.where(active[:, None], motion - offset, 0.0)
     start = IncrementStart(t=state.t, u=state.u, normal_pressure=state.multiplier[:, 0].copy(),
-                           status=state.status, gap=state.gap, friction=state.friction)
+                           status=state.status, gap=state.gap, friction=state.friction,
+                           approach=state.approach)
     return StepState(t=t, u=ev.u.copy(), multiplier=lam.copy(), slip=slip,
                      status=ev.contact.status.copy(), gap=kin.gap.copy(), normal=kin.normal.copy(),
                      tangent=kin.tangent.copy(), facet=ev.kinematics.facet.copy(),
                      friction=problem.next_friction_state(state, ev),
-                     multiplier_basis=state.tangent.copy(), start=start)
+                     multiplier_basis=state.tangent.copy(), start=start,
+                     approach=approach_rate(kin.gap - state.gap, motion, t - state.t))
 
 
 def friction_limit_report(problem: ContactProblem, backend, x0: np.ndarray, t: float,
@@ -221,6 +240,34 @@ class Progress:
     previous: tuple | None = None
 
 
+def closing_count(state: StepState, result: NewtonResult) -> int:
+    """Contact nodes open at ``state`` and closed at the end of the converged increment ``result``."""
+    closed = result.evaluation.contact.status != Status.OPEN
+    return int(np.count_nonzero(closed & (state.status == Status.OPEN)))
+
+
+#: Length of the probe increment, as a fraction of the first increment (:func:`needs_probe`).
+PROBE = 0.01
+
+
+def needs_probe(problem: ContactProblem, state: StepState) -> bool:
+    """Whether the next increment is preceded by a short probe increment.
+
+    A node that closes inside an increment measures its slip from its
+    predicted first contact, predicted from the rates of the previous
+    increment (:mod:`fecontact.contact.closing`).  A run's first increment
+    has none; when it has friction (a law that is not lagged) and nodes
+    open with a positive gap, a probe increment of :data:`PROBE` times its
+    length is solved first, and its rates serve the rest of the increment
+    (it is one more increment of the same step).
+    """
+    if state.approach is not None or problem.n_contact == 0:
+        return False
+    if not any(law.has_friction and not law.lagged for law in problem.friction.laws):
+        return False
+    return bool(np.any((state.status == Status.OPEN) & (state.gap > 1e-9 * problem.node_size)))
+
+
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
               stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None,
               resume: Progress | None = None):
@@ -255,11 +302,15 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
         result = None
         failed = ""
         hint = None          # facets a retry after a cut-back continues from
+        rejected = None      # nodes that closed in the last increment refused for max_closing
         while state.t < target - 1e-14 * max(1.0, abs(target)):
             dt = min(dt, target - state.t)
             t_new = state.t + dt
             if target - t_new < 1e-9 * max(1.0, abs(target)):
                 t_new = target
+            probe = needs_probe(problem, state)
+            if probe:
+                t_new = state.t + PROBE * (t_new - state.t)
             x0 = problem.unknowns(state)
             if previous is not None and state.t > previous[0]:
                 # linear extrapolation of the last accepted increment (predictor)
@@ -270,13 +321,27 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                                                    newton, stepping, timings, history, hint)
             hint = retry_hint(result, start, state)
             iterations += spent
+            closing = closing_count(state, result) if result.converged else 0
+            limit = stepping.max_closing
+            if (result.converged and not probe and limit is not None and closing > limit
+                    and (rejected is None or closing < rejected)):
+                # too many nodes closed at once: the same increment, shorter
+                rejected = closing
+                dt = (t_new - state.t) * max(0.1, 0.8 * limit / closing)
+                continue
             if result.converged:
+                rejected = None
                 per_increment.append(spent)
-                previous = (state.t, problem.unknowns(state))
+                # the predictor does not extrapolate a probe a hundred times over
+                previous = None if probe else (state.t, problem.unknowns(state))
+                used = t_new - state.t
                 state = commit(problem, result, t_new, start)
                 increments += 1
                 consecutive = 0
-                dt *= stepping.growth
+                if limit is not None and not probe:
+                    dt = used * min(stepping.growth, 0.9 * limit / max(closing, 1e-300))
+                elif not probe:
+                    dt *= stepping.growth
             else:
                 cutbacks += 1
                 consecutive += 1

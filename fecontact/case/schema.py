@@ -62,7 +62,7 @@ SCHEMA = {
                  "initial": STRING, "contact_mass": STRING, "project_velocities": BOOL,
                  "output_every": NUMBER},
     "solver": {"backend": STRING, "tolerance": NUMBER, "max_iterations": NUMBER,
-               "max_cutbacks": NUMBER, "max_backtracks": NUMBER},
+               "max_cutbacks": NUMBER, "max_backtracks": NUMBER, "max_closing": NUMBER},
     "output": {"vtu": BOOL},
     "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
                   "center": ARRAY, "axis": ARRAY, "direction": ARRAY, "stress": ARRAY,

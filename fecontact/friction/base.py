@@ -75,7 +75,7 @@ class FrictionStart:
         increment (their disk radius is 0).  None, the default and what the
         solver passes, engages every node: a node closing inside the
         increment transmits friction in it, with its slip measured from its
-        start-of-increment projection onto the master.
+        predicted first contact (:mod:`fecontact.contact.closing`).
     touching : ndarray of bool, shape (m,), or None
         Whether each node touches the master at the start (closed, or gap
         ``<= 1e-9 h``); None: every node.  Only lagged laws use it: a node
@@ -178,10 +178,16 @@ class FrictionLaw(ABC):
         that lies inside the cone without a stick constraint (checked as an
         excess over the cone ``coefficient * lam_n0`` plus misalignment with
         the slip instead of by the natural map of the cone).
+    lagged : bool
+        True for laws that take the normal force from the start of the
+        increment (one lag per increment): a node closing inside an
+        increment has no friction in it, so where it first touched does not
+        matter to them (no probe increment, :func:`fecontact.analysis.static.needs_probe`).
     """
 
     name: ClassVar[str]
     smooth: ClassVar[bool] = False
+    lagged: ClassVar[bool] = False
 
     @property
     @abstractmethod

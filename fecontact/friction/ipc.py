@@ -37,6 +37,8 @@ class SmoothIPC(TwoCoefficientLaw):
     nodes (``lam_hat = 0``) carry no friction whatever ``lam_n0``.
     """
 
+    lagged = True
+
     mu_s: float
     mu_k: float
     eps_v: float

@@ -219,7 +219,7 @@ class Model:
         newton : NewtonOptions or dict, optional
             ``tolerance``, ``max_iterations``, ``max_backtracks``.
         stepping : SteppingOptions or dict, optional
-            ``max_cutbacks``, ``growth``.
+            ``max_cutbacks``, ``growth``, ``max_closing``.
         out : str or Path, optional
             A folder to write one VTU per level and a ``.pvd`` index into.
 

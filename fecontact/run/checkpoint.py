@@ -77,9 +77,11 @@ def state_arrays(state: StepState, prefix: str = "state.") -> dict:
         if f.name == "start":
             if value is not None:
                 for g in fields(IncrementStart):
-                    out[f"{prefix}start.{g.name}"] = np.asarray(getattr(value, g.name))
+                    if getattr(value, g.name) is not None:
+                        out[f"{prefix}start.{g.name}"] = np.asarray(getattr(value, g.name))
             continue
-        out[prefix + f.name] = np.asarray(value)
+        if value is not None:
+            out[prefix + f.name] = np.asarray(value)
     return out
 
 
@@ -98,14 +100,16 @@ def state_from(arrays, prefix: str = "state.") -> StepState:
     StepState
     """
     values = {}
+    optional = ("approach",)      # absent from states written before it existed
     for f in fields(StepState):
-        if f.name == "start":
+        if f.name == "start" or (f.name in optional and prefix + f.name not in arrays):
             continue
         a = arrays[prefix + f.name]
         values[f.name] = float(a) if f.name == "t" else np.array(a)
     start = None
     if f"{prefix}start.t" in arrays:
-        s = {g.name: np.array(arrays[f"{prefix}start.{g.name}"]) for g in fields(IncrementStart)}
+        s = {g.name: np.array(arrays[f"{prefix}start.{g.name}"]) for g in fields(IncrementStart)
+             if g.name not in optional or f"{prefix}start.{g.name}" in arrays}
         s["t"] = float(s["t"])
         start = IncrementStart(**s)
     return StepState(**values, start=start)

@@ -27,16 +27,22 @@ it re-derives the contact geometry itself:
   ``g = |x_s - c(t)| - R`` (circle, sphere; ``R - |x_s - c|`` inside);
 * **gap** ``g_n = n.(x_s - x_a)``, ``n`` the master's outward normal;
 * **slip increment** of the last increment, measured from the node's
-  start-of-increment projection (the same for a node that closed in the
-  increment):
+  start-of-increment projection:
 
   .. math::
 
-      \Delta s_a = \tau^0_a\cdot\Big[(x_s - x_s^0) - \sum_i N_i(\xi)\,(x_i - x_i^0)\Big],
+      \Delta s_a = \tau^0_a\cdot\Big[(x_s - x_s^0) - \sum_i N_i(\xi)\,(x_i - x_i^0)\Big]
+                  - \theta\,(t - t^0)\,\tau^0_a\cdot v_t,
 
   ``N_i(xi)`` the master's shape functions at the node's current
   projection, ``tau^0_a`` the ``multiplier_basis`` of the state (against an
-  obstacle the master term is its translation over the increment);
+  obstacle the master term is its translation over the increment).  The
+  last term is zero except at a node open at the start of the increment:
+  it removes the relative motion before the node's predicted first contact
+  (:mod:`fecontact.contact.closing`), from the start gap and status and
+  the approach rate ``[g_dot, v_t]`` the restart file records with the
+  increment's start (it is part of the friction law's history data, like
+  the start-of-increment projection);
 * **contact forces** ``B^T A lam`` with ``B`` the derivatives of its own
   ``(g_n, Delta s)`` with respect to the slave and master nodal coordinates
   (central differences with the projected segment held, step
@@ -81,8 +87,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..contact.closing import slip_before_contact
 from ..contact.pairs import pair_kinematics
 from ..contact.surface import ContactSurface
+from ..friction import Status
 from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
@@ -334,6 +342,10 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
         gap[s], slip[s], B = _pair_geometry(problem, pair, s, x, x0, t, t0,
                                             state.multiplier_basis[s], state.facet[s])
         blocks.append(B)
+    if begin is not None:           # slip counts from a closing node's first contact
+        is_open = (begin.status == Status.OPEN) & (begin.gap > 1e-9 * problem.node_size)
+        slip -= slip_before_contact(begin.gap, is_open, begin.approach, state.multiplier_basis,
+                                    t - t0)
     A = np.repeat(problem.area, d)
     contact = ((problem.force_operator(sp.vstack(blocks)).T @ (A * lam.ravel())) if blocks
                else np.zeros(sysm.n_dofs))

@@ -39,6 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.system import BulkSystem
+from ..contact.closing import slip_before_contact
 from ..contact.kinematics3d import reference_directions
 from ..contact.pairs import PairKinematics, empty_kinematics, pair_kinematics, stack
 from ..contact.surface import ContactSurface
@@ -236,19 +237,19 @@ class ContactProblem:
 
         The law state and the normal traction ``lam_n0`` of every node.  Every
         node transmits friction, also one that is open at the start and
-        closes inside the increment: its slip increment is measured, like
-        that of any node, from its projection onto the master at the start of
-        the increment (the start tangent ``tau^0`` and, on a deformable
-        master, the material point it projects on), so that for a node that
-        ends closed on the segment it started over
+        closes inside the increment: its slip increment is measured from its
+        projection onto the master at the start of the increment (the start
+        tangent ``tau^0`` and, on a deformable master, the material point it
+        projects on), less its relative motion before its predicted first
+        contact (:meth:`slip_offset`), so that for a node that ends closed on
+        the segment it started over
 
-        .. math:: \Delta s = \ell^0\,(\xi - \xi^0) + g_n\,\tau^0\cdot n ,
+        .. math:: \Delta s = \ell^0\,(\xi - \xi^0) + g_n\,\tau^0\cdot n
+                  - \theta\,(t - t^0)\,\tau^0\cdot v_t ,
 
         with ``g_n = 0`` at a closed node.  A sliding closing node therefore
         lies on the cone ``|lam_t| = mu lam_n``, and a sticking one is held
-        at its start-of-increment projection (an error of the order of the
-        tangential motion within one increment, which vanishes with the
-        step).
+        where it is predicted to touch.
 
         Lagged laws (IPC) use the start-of-increment normal force; ``touching``
         tells them which nodes touch at the start (closed, or ``g <= 1e-9 h``):
@@ -256,6 +257,15 @@ class ContactProblem:
         """
         touching = ~((state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size))
         return FrictionStart(state=state.friction, normal=state.multiplier[:, 0], touching=touching)
+
+    def slip_offset(self, state: StepState, t: float) -> np.ndarray:
+        """Slip before first contact of the nodes open at ``state``, for the increment to ``t``, shape (m, dim-1).
+
+        Taken off the slip measured from the start-of-increment projection
+        (:func:`fecontact.contact.closing.slip_before_contact`).
+        """
+        is_open = (state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size)
+        return slip_before_contact(state.gap, is_open, state.approach, state.tangent, t - state.t)
 
     def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
         """Friction-law state after the converged increment ``ev`` started at ``state``."""
@@ -354,7 +364,7 @@ class ContactProblem:
         u = sysm.displacement(unknowns[:n_red], t)
         lam = unknowns[n_red:].reshape(-1, d)
         kin = self.kinematics(u, t, state, facet_hint)
-        gap, slip = kin.local.gap, kin.local.slip
+        gap, slip = kin.local.gap, kin.local.slip - self.slip_offset(state, t)
         dt = t - state.t if t > state.t else 1.0
         normal = augmented_normal(lam[:, 0], gap, self.c_n, self.penalty)
         trial = lam[:, 1:] - self.c_t[:, None] * slip

@@ -19,6 +19,9 @@ class IncrementStart:
         ``lam_n`` at the start (lagged friction laws use it).
     status, gap, friction : ndarray, shape (m,)
         Contact status, gap and friction-law state at the start.
+    approach : ndarray, shape (m, 1 + dim), or None
+        The start state's ``approach`` (where a closing node first touches,
+        :mod:`fecontact.contact.closing`).
     """
 
     t: float
@@ -27,6 +30,7 @@ class IncrementStart:
     status: np.ndarray
     gap: np.ndarray
     friction: np.ndarray
+    approach: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,12 @@ class StepState:
         The start of the increment that produced this state (None for the
         initial state): what is needed to evaluate that increment's
         equations again (:mod:`fecontact.run.verify`).
+    approach : ndarray, shape (m, 1 + dim), or None
+        Rate of the gap and of the relative tangential motion over the
+        increment that produced this state, per unit of ``t``
+        (:func:`fecontact.contact.closing.approach_rate`); the next increment
+        predicts from it where a node open now first touches.  None for the
+        initial state.
     """
 
     t: float
@@ -79,6 +89,7 @@ class StepState:
     friction: np.ndarray
     multiplier_basis: np.ndarray
     start: "IncrementStart | None" = None
+    approach: np.ndarray | None = None
 
     def increment_start(self) -> "StepState":
         """The start-of-increment state to evaluate this state's increment with.
@@ -96,7 +107,7 @@ class StepState:
         return StepState(t=s.t, u=s.u, multiplier=multiplier, slip=self.slip, status=s.status,
                          gap=s.gap, normal=self.normal, tangent=self.multiplier_basis,
                          facet=self.facet, friction=s.friction,
-                         multiplier_basis=self.multiplier_basis)
+                         multiplier_basis=self.multiplier_basis, approach=s.approach)
 
     def traction(self) -> np.ndarray:
         """Traction on each slave node from the master, ``lam_n n + sum lam_t,a tau_a``, shape (m, dim)."""
