@@ -106,7 +106,8 @@ def from_state(problem: ContactProblem, state: StepState, bulk=None, info=None) 
     R0, _ = terms.residual(u0, state.t)
     M, modes = terms.matrix, (sysm.free_modes() if bulk is None else None)
     L = ev.kinematics.local
-    w = np.column_stack([L.gap, L.slip]).ravel()
+    # slips from the predicted first contact of closing nodes: a constant offset, carried by b
+    w = np.column_stack([L.gap, L.slip - problem.slip_offset(start, state.t)]).ravel()
     mu = ev.contact.friction.coefficient          # the laws' callable always gives a response
     meta = {"t_start": float(start.t), "t": float(state.t), "dim": d,
             "pairs": [p.name for p in problem.pairs],
