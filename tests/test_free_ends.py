@@ -15,6 +15,7 @@ import pytest
 import skfem
 
 import fecontact as fc
+from fecontact.contact.pairs import FREE_EDGE_KEEP
 from fecontact.contact.search import (FREE_END_MARGIN, free_edges_3d, free_ends_2d,
                                       past_free_edge_3d, past_free_end_2d)
 
@@ -153,8 +154,11 @@ def test_node_just_past_the_end_is_open_just_inside_touches_2d():
 
 
 def test_node_just_past_a_free_edge_is_open_3d():
-    """Master: base z = 0 of a block over the unit square; slave nodes at z = -0.01."""
-    xs = np.array([0.25, 0.5, 0.99, 1.01, 1.5])
+    """Master: base z = 0 of a block over the unit square (edges 0.5); slave nodes at z = -0.01.
+
+    A node past a free edge by more than 5 % of the edge (``FREE_EDGE_KEEP``, here 0.025) is
+    open; one within it (x = 1.01) is measured on the facet's plane, like a node inside."""
+    xs = np.array([0.25, 0.5, 0.99, 1.01, 1.03, 1.5])
     below = fc.Body("below", skfem.MeshHex.init_tensor(xs, np.array([0.3, 0.7]), np.array([-1.0, -0.01])),
                     "Q1", fc.LinearElastic(1.0, 0.3))
     above = fc.Body("above", skfem.MeshHex.init_tensor(*(np.linspace(0, 1, 3),) * 2, np.array([0.0, 0.5])),
@@ -166,7 +170,8 @@ def test_node_just_past_a_free_edge_is_open_3d():
     problem = model.assemble().problem
     kin = problem.kinematics(np.zeros(problem.system.n_dofs), 0.0, None).local
     x = problem.X[:, problem.system.global_nodes(0, s.surface.nodes)]
-    past = x[0] > 1.0
+    past = x[0] > 1.0 + FREE_EDGE_KEEP * 0.5
+    assert past.sum() == 4 and np.sum(np.isclose(x[0], 1.01)) == 2
     np.testing.assert_allclose(kin.gap[~past], 0.01, rtol=1e-12)
     np.testing.assert_allclose(kin.d_gap[~past][:, 2], -1.0, rtol=1e-12)   # moving up closes
     assert np.all(kin.gap[past] >= np.sqrt(s.surface.area[past]))

@@ -89,3 +89,47 @@ def test_hub_in_rim_equilibrium_and_friction(runs):
     a, b, nu = 0.5, 1.0, 0.3
     p_c = 2 * 10.0 * b**2 / (b**2 + a**2 + (1 - 2 * nu) * (b**2 - a**2))
     assert abs(lam_n.mean() / p_c - 1.0) <= 0.03              # measured -1.7 %
+
+
+def test_conforming_3d_blocks_slide_off_each_other():
+    """Two conforming tetrahedral blocks (coincident interface nodes), the upper one pressed and
+    then slid by 0.3 (1.5 elements) with mu = 0.3, so rows of its nodes slide past the free edge
+    of the lower block's face.  Formerly Newton cycled at the first sliding increment (a node at
+    the edge alternated between open and sliding); a node is now open past a free edge only if
+    it was past it at the start of the increment too.  Checks: convergence, every closed node
+    slides on the cone, the open nodes are the ones past the edge, global equilibrium, and the
+    independent residual check."""
+    import skfem
+
+    import fecontact as fc
+    from fecontact.run.verify import residual_check
+
+    xs = np.linspace(0.0, 1.0, 6)
+    mat = fc.LinearElastic(E=1e3, nu=0.3)
+    lower = fc.Body("lower", skfem.MeshTet.init_tensor(xs, xs, np.linspace(0.0, 0.5, 4)), "P1", mat)
+    upper = fc.Body("upper", skfem.MeshTet.init_tensor(xs, xs, np.linspace(0.5, 1.0, 4)), "P1", mat)
+    lower.fix(lambda x: np.isclose(x[2], 0.0), x=0.0, y=0.0, z=0.0, name="base")
+    press = fc.Amplitude((0.0, 1.0, 2.0), (0.0, 1.0, 1.0))
+    move = fc.Amplitude((0.0, 1.0, 2.0), (0.0, 0.0, 1.0))
+    top = lambda x: np.isclose(x[2], 1.0)                                   # noqa: E731
+    upper.fix(top, z=-0.01, amplitude=press, name="press")
+    upper.fix(top, x=0.3, amplitude=move, name="slide")
+    upper.fix(top, y=0.0, name="guide")
+    face = lambda x: np.isclose(x[2], 0.5)                                  # noqa: E731
+    pair = fc.Contact(upper.surface(face), lower.surface(face), fc.Coulomb(mu=0.3), name="interface")
+    result = fc.Model([lower, upper], [pair]).solve(steps=10, t_end=2.0)
+    assert result.converged, result.failure
+
+    c = result.contact("interface")
+    closed = c.status != Status.OPEN
+    assert np.all(c.status[closed] == Status.SLIP) and closed.sum() >= 10
+    shear = np.linalg.norm(c.shear, axis=1) if c.shear.ndim == 2 else np.abs(c.shear)
+    np.testing.assert_allclose(shear[closed], 0.3 * c.pressure[closed], rtol=1e-6)
+    # the upper block slid by 0.3 less its shear: its rows of nodes at x = 0.8 and 1 are now
+    # beyond the lower face's edge x = 1 and open, the others slide on the lower face
+    beyond = c.points[0] > 0.8 - 1e-9
+    assert np.array_equal(~closed, beyond)
+    # equilibrium of each body (its supports against the contact forces, rebuilt from the
+    # tractions), the gaps of its own brute-force search, and the cone
+    check = residual_check(result.problem, result.state)
+    assert check.passed, check.failures()

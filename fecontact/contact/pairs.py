@@ -11,7 +11,13 @@ whose projection lies past a free end
 (:func:`fecontact.contact.search.past_free_end_2d`,
 :func:`fecontact.contact.search.past_free_edge_3d`) faces no master surface;
 measured on the end segment's line (facet's plane) it would be held against
-the straight extension of the master.  Such a node is open: its gap is its
+the straight extension of the master.  In 2D a node past a free end by more
+than ``FREE_END_MARGIN`` (1e-3) of the segment is open.  In 3D the test has a
+hysteresis within the increment: a node is open past a free edge when it was
+past it by more than ``FREE_EDGE_KEEP`` (5 %) of the edge at the start of the
+increment and has not come back inside by more than that; otherwise it is
+measured on its facet's plane (a node at the edge of two conforming surfaces
+cannot alternate between open and closed).  Such a node is open: its gap is its
 distance to the master, but at least its size ``h`` (the length or square
 root of the area it carries).  With the automatic ``c_n = f E^*/h``
 (theory §6) that gives ``c_n g >= f E^*``, far above any contact pressure
@@ -43,6 +49,10 @@ from .mortar3d import facing_pairs, pair_integrals
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_ends_2d, past_free_edge_3d, past_free_end_2d)
 from .surface import ContactSurface
+
+#: How far back inside a free edge (in edge lengths) a node that was past it at the start of
+#: the increment must come to close again (:func:`_facet_kinematics`)
+FREE_EDGE_KEEP = 0.05
 
 logger = logging.getLogger(__name__)
 
@@ -252,7 +262,21 @@ def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0
     G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
     Xf = np.transpose(x[:, G], (2, 1, 0))
     proj = closest_facets(xs, Xf, previous=facet0)
-    past = past_free_edge_3d(xs, Xf[proj.facet], free_edges_3d(master.facets)[proj.facet])
+    free = free_edges_3d(master.facets)[proj.facet]
+    # hysteresis: a node is open past a free edge when it was past it by more than the keep
+    # margin (5 % of the edge) at the start of the increment and has not come back inside by
+    # more than that margin, so a node at the edge cannot alternate between open and closed
+    # across Newton iterates, and the edge nodes of two conforming surfaces, pushed apart by
+    # round-off or by the Poisson effect, stay in contact; a node sliding off an edge leaves
+    # the contact at the increment that starts with it past the margin
+    past = (past_free_edge_3d(xs0, np.transpose(x0[:, G], (2, 1, 0))[proj.facet], free,
+                              margin=FREE_EDGE_KEEP)
+            & past_free_edge_3d(xs, Xf[proj.facet], free, margin=-FREE_EDGE_KEEP))
+    # a node in contact outside its facet across a free edge is measured on the facet's plane
+    # (its straight extension), as in 2D on the end segment's line: its closest point on the
+    # edge would give it a normal from the edge to the node, undefined as it reaches the edge
+    feature = np.where(past_free_edge_3d(xs, Xf[proj.facet], free, margin=0.0) & ~past,
+                       FACE, proj.feature)
     corners = G[:, proj.facet].T                                  # (m, v)
     rows = np.arange(xs.shape[0])
     batches, order = [], []
@@ -265,8 +289,7 @@ def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0
     def sub(arr, sel):
         return None if arr is None else arr[sel]
 
-    face = proj.feature == FACE
-    for sel, nodes in ((face, None), (proj.feature == EDGE, 2), (proj.feature == VERTEX, 1)):
+    for sel, nodes in ((feature == FACE, None), (feature == EDGE, 2), (feature == VERTEX, 1)):
         if not sel.any():
             continue
         t0s, refs = sub(tangent0, sel), sub(reference, sel)

@@ -16,8 +16,12 @@ it re-derives the contact geometry itself:
   among those whose line (plane) it projects on within the outline enlarged
   by 5 % (``xi in [-0.05, 1.05]``, barycentric coordinates ``>= -0.05``:
   the discrete gap is measured on a segment's line up to 5 % beyond its
-  ends, theory §3.2); a node that projects inside no enlarged outline gets
-  its signed distance to the closest point of the surface.  Where a node
+  ends, theory §3.2); a node that projects inside no enlarged outline faces
+  no part of the master (near the surface, a point inside the master body
+  projects inside the outline of a facet next to it, at a convex edge as at
+  a concave one): it is open, with its distance to the closest point of the
+  surface as gap (beyond a free edge or end it may lie below the master's
+  plane).  Where a node
   projects into several enlarged outlines (near a master vertex or edge)
   the discrete equations may hold on any of them (the solver keeps a
   node's segment while it stays inside its enlarged outline), so the
@@ -185,15 +189,19 @@ def _triangles(facets: np.ndarray) -> np.ndarray:
     return np.hstack([facets[[0, 1, 2]], facets[[0, 2, 3]]])
 
 
-def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray, n_facets: int) -> np.ndarray:
-    """Index of each node's master facet by brute force (module docstring); ``corners`` (f, k, d).
+def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray,
+             n_facets: int) -> tuple:
+    """Each node's master facet by brute force (module docstring); ``corners`` (f, k, d).
 
     ``recorded`` (m,) is the facet the state says a node projects on (``-1``:
     none); it is taken only where it is one of the facets whose enlarged
     outline the node projects into (a quadrilateral ``f`` is the triangles
-    ``f`` and ``f + n_facets``).
+    ``f`` and ``f + n_facets``).  Returns the facet (m,) and, per node, its
+    distance to the closest point of the surface where it projects inside
+    no enlarged outline (NaN elsewhere).
     """
     m, choice = xs.shape[0], np.empty(xs.shape[0], dtype=int)
+    outside = np.full(m, np.nan)
     for lo in range(0, m, CHUNK):
         p = xs[lo:lo + CHUNK, None, :]
         if corners.shape[1] == 2:
@@ -206,6 +214,7 @@ def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray, n_facets
         best = np.argmin(score, axis=1)
         none = ~np.isfinite(score[np.arange(best.size), best])
         best[none] = np.argmin(dist[none], axis=1)
+        outside[lo:lo + CHUNK][none] = dist[none, best[none]]
         rec = recorded[lo:lo + CHUNK]
         rows = np.arange(best.size)
         for cand in (rec, np.where(rec >= 0, rec + n_facets, -1)):
@@ -214,7 +223,7 @@ def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray, n_facets
             take[ok] = window[rows[ok], cand[ok]]
             best = np.where(take, cand, best)
         choice[lo:lo + CHUNK] = best
-    return choice
+    return choice, outside
 
 
 def _measure(xs, xs0, corners, corners0, tangent0):
@@ -249,7 +258,8 @@ def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0, recorded):
     if isinstance(pair.master, ContactSurface):
         facets = pair.master.facets if d == 2 else _triangles(pair.master.facets)
         nodes = sysm.global_nodes(pair.master.body, facets.ravel()).reshape(facets.shape).T
-        facet = _project(xs, x[:, nodes].transpose(1, 2, 0), recorded, pair.master.facets.shape[1])
+        facet, outside = _project(xs, x[:, nodes].transpose(1, 2, 0), recorded,
+                                  pair.master.facets.shape[1])
         held = nodes[facet]                                                   # (m, k)
 
         def fun(xs_, corners_):
@@ -261,7 +271,9 @@ def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0, recorded):
             return _obstacle_measure(pair.master, xs_, xs0, t, t0, tangent0)
         corners = np.zeros((xs.shape[0], 0, d))
         local_nodes = slave[:, None]
+        outside = np.full(xs.shape[0], np.nan)
     gap, slip = fun(xs, corners)
+    gap = np.where(np.isnan(outside), gap, outside)        # facing no part of the master
     if pair.formulation == "mortar":
         reference = None if problem.reference is None else problem.reference[rows]
         kin = pair_kinematics(pair, sysm, x, x0, t, t0, tangent0, reference, None)
