@@ -76,16 +76,17 @@ def _ipc_coulomb_traction_gap(coulomb, ipc) -> float:
 
 # IPC keeps one lag per increment (a node closing inside it has no lagged normal force, so no
 # friction), while Coulomb gives a closing node friction at once; the two laws then differ at the
-# ring of nodes that closed in the last increment (measured 4.5 % of the peak traction)
+# ring of nodes that closed in the last increment (measured 3.0 % of the peak traction; 4.5 %
+# when Coulomb's closing nodes measured their slip from their start projection)
 @pytest.mark.xfail(strict=True, reason="IPC's closing nodes have no friction in their closing "
-                   "increment, Coulomb's have (4.5 % of the peak traction on cattaneo2d)")
+                   "increment, Coulomb's have (3.0 % of the peak traction on cattaneo2d)")
 def test_smooth_ipc_law_approaches_coulomb_on_cattaneo2d(coulomb, ipc):
     assert _ipc_coulomb_traction_gap(coulomb, ipc) <= 0.01
 
 
 def test_smooth_ipc_law_stays_near_coulomb_on_cattaneo2d(coulomb, ipc):
-    """Regression bound on the figure the xfail above measures."""
-    assert _ipc_coulomb_traction_gap(coulomb, ipc) <= 0.05
+    """Regression bound on the figure the xfail above measures (0.030)."""
+    assert _ipc_coulomb_traction_gap(coulomb, ipc) <= 0.035
 
 
 def _ipc_coulomb_metric_gaps(coulomb, ipc) -> dict:
@@ -98,14 +99,14 @@ def _ipc_coulomb_metric_gaps(coulomb, ipc) -> dict:
 
 
 @pytest.mark.xfail(strict=True, reason="IPC's closing nodes have no friction in their closing "
-                   "increment, Coulomb's have (load 1.8e-3, peak pressure 2.0e-2 apart on "
+                   "increment, Coulomb's have (load 1.8e-3, peak pressure 1.9e-2 apart on "
                    "hertz2d_friction)")
 def test_smooth_ipc_law_on_hertz2d_friction(coulomb, ipc):
     assert max(_ipc_coulomb_metric_gaps(coulomb, ipc).values()) <= 1e-3
 
 
 def test_smooth_ipc_law_near_coulomb_on_hertz2d_friction(coulomb, ipc):
-    """Regression bounds on the figures the xfail above measures (1.8e-3, 2.0e-2, 9.1e-3)."""
+    """Regression bounds on the figures the xfail above measures (1.8e-3, 1.9e-2, 9.1e-3)."""
     gaps = _ipc_coulomb_metric_gaps(coulomb, ipc)
     assert gaps["load"] <= 2.5e-3
     assert gaps["peak_pressure"] <= 0.021
