@@ -102,3 +102,36 @@ def test_block_held_only_by_contact(case_file, tmp_path):
     assert r.summary["backend"] == "schur"
     assert r.model.problem.system.free_modes().shape[1] == 3
     np.testing.assert_allclose(r.state.multiplier[:, 0], 4.0, rtol=1e-8)
+
+
+# hertz3d on quadratic tetrahedra (P2, 42.6k DOFs, contact elements 0.04 = 0.27 a), one step:
+# every node of a quadratic facet carries its gap condition, so the nodal forces are fixed by the
+# constraints and the consistent force weights only re-read them; vertex and midside pressures
+# fall on two branches (measured: peak +44.0 %, L2 error 36.9 %, oscillation 36.4 % of p0).
+# The remedy is a multiplier on the vertices with weighted gaps; see docs/decisions.md.
+P2_HERTZ = ["bodies.0.element=P2", "bodies.0.mesh.h_contact=0.04", "bodies.0.mesh.h_far=0.3",
+            "steps.count=1"]
+
+
+@pytest.fixture(scope="module")
+def hertz3d_p2(tmp_path_factory):
+    from conftest import CASES
+    r = run(CASES / "hertz3d.toml", tmp_path_factory.mktemp("hertz3d_p2"), P2_HERTZ,
+            write_vtu_files=False)
+    assert r.summary["converged"]
+    return r.summary["metrics"]
+
+
+@pytest.mark.xfail(strict=True, reason="P2 tetrahedra: vertex and midside pressures on two "
+                   "branches (peak +44 %, L2 37 %; target 5 %); see docs/decisions.md")
+def test_hertz3d_quadratic_tetrahedra_pressure_target(hertz3d_p2):
+    assert hertz3d_p2["peak_pressure"]["rel_error"] <= 0.05
+    assert hertz3d_p2["pressure_l2_error"]["value"] <= 0.05
+
+
+def test_hertz3d_quadratic_tetrahedra_regression_bounds(hertz3d_p2):
+    """Regression bounds on the figures the xfail above measures (0.440, 0.369), and the
+    resultant and contact radius, which are right (radius within 2 %)."""
+    assert hertz3d_p2["peak_pressure"]["rel_error"] <= 0.45
+    assert hertz3d_p2["pressure_l2_error"]["value"] <= 0.375
+    assert hertz3d_p2["contact_radius"]["rel_error"] <= 0.02
