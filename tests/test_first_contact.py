@@ -78,3 +78,45 @@ def test_slip_before_contact_on_a_steady_approach():
     offset = slip_before_contact(gap, is_open, rate, tangent, 0.5)
     np.testing.assert_allclose(offset, [[0.6, 0.0], [0, 0], [0, 0], [1.0, 0.5], [0, 0]])
     assert not slip_before_contact(gap, is_open, None, tangent, 0.5).any()
+
+
+def _flat_block(law):
+    mesh = skfem.MeshQuad.init_tensor(np.linspace(0.0, 1.0, 11), np.linspace(0.01, 0.51, 6))
+    block = fc.Body("block", mesh, "Q1", fc.LinearElastic(E=100.0, nu=0.3, plane="strain"))
+    block.fix(lambda x: np.isclose(x[1], 0.51), y=-0.03, name="top")
+    block.fix(point=(0.5, 0.51), x=0.0, name="pin")
+    pair = fc.Contact(block.surface(lambda x: np.isclose(x[1], 0.01)),
+                      fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0)), law, name="bottom")
+    return fc.Model([block], [pair])
+
+
+def test_closing_control_accepts_nodes_that_close_at_one_instant():
+    """solver.max_closing = 2 on a flat block whose 11 bottom nodes close at one instant: shorter
+    increments cannot separate them, so they are accepted together after a few shorter tries
+    (not by halving towards the closing instant), and the frictionless end state is the one
+    without the control (it does not depend on the path)."""
+    free = _flat_block(fc.Frictionless()).solve(steps=3)
+    controlled = _flat_block(fc.Frictionless()).solve(steps=3, stepping={"max_closing": 2})
+    assert free.converged and controlled.converged
+    assert sum(r.increments for r in controlled.records) <= 20
+    scale = np.abs(free.contact("bottom").pressure).max()
+    np.testing.assert_allclose(controlled.contact("bottom").pressure,
+                               free.contact("bottom").pressure, atol=1e-9 * scale)
+
+
+@pytest.mark.parametrize("value", [0, 1.5, -2, float("inf")])
+def test_closing_control_must_be_a_whole_number(value, tmp_path):
+    with pytest.raises(ValueError, match="max_closing"):
+        fc.SteppingOptions(max_closing=value)
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "true"])
+def test_closing_control_in_a_case_file_is_checked(value):
+    from conftest import CASES
+    from fecontact.case.build import build_model
+    from fecontact.case.schema import CaseError, load_case
+
+    with pytest.raises(CaseError) as err:
+        build_model(load_case(CASES / "hertz2d.toml", [f"solver.max_closing={value}"]))
+    message = str(err.value)
+    assert "hertz2d.toml" in message and "solver.max_closing" in message and "\n" not in message

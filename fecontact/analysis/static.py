@@ -330,7 +330,8 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 dt = (t_new - state.t) * max(0.1, 0.8 * limit / closing)
                 continue
             if result.converged:
-                rejected = None
+                if closing > 0:      # nodes that close at one instant stay "rejected" until then
+                    rejected = None
                 per_increment.append(spent)
                 # the predictor does not extrapolate a probe a hundred times over
                 previous = None if probe else (state.t, problem.unknowns(state))
