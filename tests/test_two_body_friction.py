@@ -133,3 +133,36 @@ def test_conforming_3d_blocks_slide_off_each_other():
     # tractions), the gaps of its own brute-force search, and the cone
     check = residual_check(result.problem, result.state)
     assert check.passed, check.failures()
+
+
+@pytest.mark.parametrize("kind", ["tet", "hex"])
+def test_conforming_3d_blocks_on_rollers_stick_uniformly(kind):
+    """The 3D counterpart of coincident_blocks: two conforming blocks on rollers at all four
+    sides, the lower one on its base, a pressure 10 on the upper one's top, mu = 0.5.  The exact
+    state is uniform: every interface node stuck with pressure 10 and no shear, also the edge
+    nodes of the interface, which lie on the master's free edges."""
+    import skfem
+
+    import fecontact as fc
+
+    xs = np.linspace(0.0, 1.0, 5)
+    mesh, element = (skfem.MeshTet, "P1") if kind == "tet" else (skfem.MeshHex, "Q1")
+    mat = fc.LinearElastic(E=1e3, nu=0.3)
+    lower = fc.Body("lower", mesh.init_tensor(xs, xs, np.linspace(0.0, 0.5, 3)), element, mat)
+    upper = fc.Body("upper", mesh.init_tensor(xs, xs, np.linspace(0.5, 1.0, 3)), element, mat)
+    for body in (lower, upper):
+        body.fix(lambda x: np.isclose(x[0], 0.0) | np.isclose(x[0], 1.0), x=0.0,
+                 name=f"{body.name}-x-sides")
+        body.fix(lambda x: np.isclose(x[1], 0.0) | np.isclose(x[1], 1.0), y=0.0,
+                 name=f"{body.name}-y-sides")
+    lower.fix(lambda x: np.isclose(x[2], 0.0), z=0.0, name="base")
+    upper.pressure(lambda x: np.isclose(x[2], 1.0), 10.0)
+    face = lambda x: np.isclose(x[2], 0.5)                                  # noqa: E731
+    pair = fc.Contact(upper.surface(face), lower.surface(face), fc.Coulomb(mu=0.5), name="interface")
+    result = fc.Model([lower, upper], [pair]).solve(steps=2)
+    assert result.converged, result.failure
+    assert max(r.newton_iterations for r in result.records) <= 2
+    c = result.contact("interface")
+    assert np.all(c.status == Status.STICK)
+    np.testing.assert_allclose(c.pressure, 10.0, rtol=1e-9)
+    np.testing.assert_allclose(c.shear, 0.0, atol=1e-9 * 10.0)
