@@ -13,11 +13,11 @@ whose projection lies past a free end
 measured on the end segment's line (facet's plane) it would be held against
 the straight extension of the master.  In 2D a node past a free end by more
 than ``FREE_END_MARGIN`` (1e-3) of the segment is open.  In 3D the test has a
-hysteresis within the increment: a node is open past a free edge when it was
-past it by more than ``FREE_EDGE_KEEP`` (5 %) of the edge at the start of the
-increment and has not come back inside by more than that; otherwise it is
-measured on its facet's plane (a node at the edge of two conforming surfaces
-cannot alternate between open and closed).  Such a node is open: its gap is its
+hysteresis within the increment: a node is open past a free edge when it is
+past it by more than ``FREE_EDGE_KEEP`` (5 %) of the edge, or was so at the
+start of the increment and has not come back inside by more than that;
+otherwise it is measured on its facet's plane (a node at the edge of two
+conforming surfaces cannot alternate between open and closed).  Such a node is open: its gap is its
 distance to the master, but at least its size ``h`` (the length or square
 root of the area it carries).  With the automatic ``c_n = f E^*/h``
 (theory §6) that gives ``c_n g >= f E^*``, far above any contact pressure
@@ -263,15 +263,15 @@ def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0
     Xf = np.transpose(x[:, G], (2, 1, 0))
     proj = closest_facets(xs, Xf, previous=facet0)
     free = free_edges_3d(master.facets)[proj.facet]
-    # hysteresis: a node is open past a free edge when it was past it by more than the keep
-    # margin (5 % of the edge) at the start of the increment and has not come back inside by
-    # more than that margin, so a node at the edge cannot alternate between open and closed
-    # across Newton iterates, and the edge nodes of two conforming surfaces, pushed apart by
-    # round-off or by the Poisson effect, stay in contact; a node sliding off an edge leaves
-    # the contact at the increment that starts with it past the margin
-    past = (past_free_edge_3d(xs0, np.transpose(x0[:, G], (2, 1, 0))[proj.facet], free,
-                              margin=FREE_EDGE_KEEP)
-            & past_free_edge_3d(xs, Xf[proj.facet], free, margin=-FREE_EDGE_KEEP))
+    # hysteresis: a node is open past a free edge when it is past it by more than the keep
+    # margin (5 % of the edge), or was so at the start of the increment and has not come back
+    # inside by more than that margin; so a node at the edge cannot alternate between open and
+    # closed across Newton iterates, and the edge nodes of two conforming surfaces, pushed
+    # apart by round-off or by the Poisson effect, stay in contact
+    past = (past_free_edge_3d(xs, Xf[proj.facet], free, margin=FREE_EDGE_KEEP)
+            | (past_free_edge_3d(xs0, np.transpose(x0[:, G], (2, 1, 0))[proj.facet], free,
+                                 margin=FREE_EDGE_KEEP)
+               & past_free_edge_3d(xs, Xf[proj.facet], free, margin=-FREE_EDGE_KEEP)))
     # a node in contact outside its facet across a free edge is measured on the facet's plane
     # (its straight extension), as in 2D on the end segment's line: its closest point on the
     # edge would give it a normal from the edge to the node, undefined as it reaches the edge

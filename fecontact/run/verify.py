@@ -16,8 +16,9 @@ it re-derives the contact geometry itself:
   among those whose line (plane) it projects on within the outline enlarged
   by 5 % (``xi in [-0.05, 1.05]``, barycentric coordinates ``>= -0.05``:
   the discrete gap is measured on a segment's line up to 5 % beyond its
-  ends, theory §3.2); a node that projects inside no enlarged outline faces
-  no part of the master (near the surface, a point inside the master body
+  ends, theory §3.2); a node that projects inside no enlarged outline and
+  lies farther than 5 % of its facet's longest edge from it faces no part
+  of the master (near the surface, a point inside the master body
   projects inside the outline of a facet next to it, at a convex edge as at
   a concave one): it is open, with its distance to the closest point of the
   surface as gap (beyond a free edge or end it may lie below the master's
@@ -198,10 +199,14 @@ def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray,
     outline the node projects into (a quadrilateral ``f`` is the triangles
     ``f`` and ``f + n_facets``).  Returns the facet (m,) and, per node, its
     distance to the closest point of the surface where it projects inside
-    no enlarged outline (NaN elsewhere).
+    no enlarged outline and lies farther than 5 % of its facet's longest
+    edge from it (NaN elsewhere).
     """
     m, choice = xs.shape[0], np.empty(xs.shape[0], dtype=int)
     outside = np.full(m, np.nan)
+    k = corners.shape[1]
+    size = np.max([np.linalg.norm(corners[:, (i + 1) % k] - corners[:, i], axis=-1)
+                   for i in range(k if k > 2 else 1)], axis=0)                 # (f,)
     for lo in range(0, m, CHUNK):
         p = xs[lo:lo + CHUNK, None, :]
         if corners.shape[1] == 2:
@@ -214,7 +219,12 @@ def _project(xs: np.ndarray, corners: np.ndarray, recorded: np.ndarray,
         best = np.argmin(score, axis=1)
         none = ~np.isfinite(score[np.arange(best.size), best])
         best[none] = np.argmin(dist[none], axis=1)
-        outside[lo:lo + CHUNK][none] = dist[none, best[none]]
+        # within 5 % of its facet's longest edge of it, a node is measured on the facet's line
+        # or plane (the solver's free-end margins are at most that); farther it faces no master
+        reach = dist[none, best[none]]
+        far = reach > MARGIN * size[best[none]]
+        rows_none = np.flatnonzero(none)
+        outside[lo:lo + CHUNK][rows_none[far]] = reach[far]
         rec = recorded[lo:lo + CHUNK]
         rows = np.arange(best.size)
         for cand in (rec, np.where(rec >= 0, rec + n_facets, -1)):
