@@ -259,7 +259,8 @@ def needs_probe(problem: ContactProblem, state: StepState) -> bool:
     has none; when it has friction (a law that is not lagged) and nodes
     open with a positive gap, a probe increment of :data:`PROBE` times its
     length is solved first, and its rates serve the rest of the increment
-    (it is one more increment of the same step).
+    (it is one more increment of the same step).  If the probe does not
+    converge, the run goes on without it.
     """
     if state.approach is not None or problem.n_contact == 0:
         return False
@@ -292,6 +293,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
     if resume is None:
         resume = Progress(0, problem.initial_state() if state is None else state)
     state, dt, previous = resume.state, resume.dt, resume.previous
+    probing = True       # until a probe increment fails (needs_probe)
     records = []
     timings = {"linear_solve": 0.0, "contact": 0.0}
     for index in range(resume.index, len(levels)):
@@ -308,7 +310,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             t_new = state.t + dt
             if target - t_new < 1e-9 * max(1.0, abs(target)):
                 t_new = target
-            probe = needs_probe(problem, state)
+            probe = probing and needs_probe(problem, state)
             if probe:
                 t_new = state.t + PROBE * (t_new - state.t)
             x0 = problem.unknowns(state)
@@ -323,6 +325,13 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             iterations += spent
             closing = closing_count(state, result) if result.converged else 0
             limit = stepping.max_closing
+            if probe and not result.converged:
+                # a probe is an estimate, not a step the run needs: without it the first
+                # increment measures closing nodes' slip from their start projection
+                logger.info("probe increment to t=%.6g failed (%s); solving without it",
+                            t_new, result.reason)
+                probing, hint = False, None
+                continue
             if (result.converged and not probe and limit is not None and closing > limit
                     and (rejected is None or closing < rejected)):
                 # too many nodes closed at once: the same increment, shorter
