@@ -53,7 +53,7 @@ class SteppingOptions:
     def __post_init__(self):
         m = self.max_closing
         if m is not None and (isinstance(m, bool) or not np.isfinite(m) or m < 1 or m != int(m)):
-            raise ValueError(f"stepping: max_closing must be a whole number >= 1 or None, got {m!r}")
+            raise ValueError(f"max_closing must be a whole number >= 1 or None, got {m!r}")
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ def needs_probe(problem: ContactProblem, state: StepState) -> bool:
         return False
     if not any(law.has_friction and not law.lagged for law in problem.friction.laws):
         return False
-    return bool(np.any((state.status == Status.OPEN) & (state.gap > 1e-9 * problem.node_size)))
+    return bool(np.any(problem.apart(state.status, state.gap)))
 
 
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),

@@ -187,14 +187,13 @@ def _tie_of(spec: dict, where: str, bodies: dict, source: str) -> Tie:
         raise CaseError(f"{source}: '{where}': {err}") from None
 
 
-def _max_closing(solver: dict, source) -> int | None:
-    """``solver.max_closing``: a whole number of nodes >= 1, or None when absent."""
-    value = solver.get("max_closing")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not float(value).is_integer() or value < 1:
-        raise CaseError(f"{source}: solver.max_closing must be a whole number >= 1, got {value!r}")
-    return int(value)
+def _stepping(solver: dict, source) -> SteppingOptions:
+    """The stepping options of the ``solver`` table (``SteppingOptions`` checks them)."""
+    max_cutbacks = int(solver.get("max_cutbacks", 6))
+    try:
+        return SteppingOptions(max_cutbacks=max_cutbacks, max_closing=solver.get("max_closing"))
+    except ValueError as err:
+        raise CaseError(f"{source}: solver.{err}") from None
 
 
 def build_model(case: dict) -> CaseModel:
@@ -250,8 +249,7 @@ def build_model(case: dict) -> CaseModel:
     newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
                            max_iterations=int(solver.get("max_iterations", 30)),
                            max_backtracks=int(solver.get("max_backtracks", 6)))
-    stepping = SteppingOptions(max_cutbacks=int(solver.get("max_cutbacks", 6)),
-                               max_closing=_max_closing(solver, source))
+    stepping = _stepping(solver, source)
     if dynamic:
         timings["build"] = time.perf_counter() - tic_build
         return CaseModel(case=case, problem=problem, levels=(), newton=newton, stepping=stepping,

@@ -47,11 +47,12 @@ from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sp
 from .mortar2d import gather_rows, weighted_kinematics
 from .mortar3d import facing_pairs, pair_integrals
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
-                     free_ends_2d, past_free_edge_3d, past_free_end_2d)
+                     free_edge_reach, free_ends_2d, past_free_end_2d)
 from .surface import ContactSurface
 
-#: How far back inside a free edge (in edge lengths) a node that was past it at the start of
-#: the increment must come to close again (:func:`_facet_kinematics`)
+#: Margin of the 3D free-edge test, in edge lengths: a node farther past a free edge is open,
+#: and one that was so at the start of the increment stays open until it is back inside by as
+#: much (:func:`_facet_kinematics`)
 FREE_EDGE_KEEP = 0.05
 
 logger = logging.getLogger(__name__)
@@ -268,15 +269,13 @@ def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0
     # inside by more than that margin; so a node at the edge cannot alternate between open and
     # closed across Newton iterates, and the edge nodes of two conforming surfaces, pushed
     # apart by round-off or by the Poisson effect, stay in contact
-    past = (past_free_edge_3d(xs, Xf[proj.facet], free, margin=FREE_EDGE_KEEP)
-            | (past_free_edge_3d(xs0, np.transpose(x0[:, G], (2, 1, 0))[proj.facet], free,
-                                 margin=FREE_EDGE_KEEP)
-               & past_free_edge_3d(xs, Xf[proj.facet], free, margin=-FREE_EDGE_KEEP)))
+    reach = free_edge_reach(xs, Xf[proj.facet], free)
+    reach0 = free_edge_reach(xs0, np.transpose(x0[:, G], (2, 1, 0))[proj.facet], free)
+    past = (reach > FREE_EDGE_KEEP) | ((reach0 > FREE_EDGE_KEEP) & (reach > -FREE_EDGE_KEEP))
     # a node in contact outside its facet across a free edge is measured on the facet's plane
     # (its straight extension), as in 2D on the end segment's line: its closest point on the
     # edge would give it a normal from the edge to the node, undefined as it reaches the edge
-    feature = np.where(past_free_edge_3d(xs, Xf[proj.facet], free, margin=0.0) & ~past,
-                       FACE, proj.feature)
+    feature = np.where((reach > 0.0) & ~past, FACE, proj.feature)
     corners = G[:, proj.facet].T                                  # (m, v)
     rows = np.arange(xs.shape[0])
     batches, order = [], []

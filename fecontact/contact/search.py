@@ -331,17 +331,52 @@ def free_edges_3d(facets: np.ndarray) -> np.ndarray:
     return (count[inverse.ravel()] == 1).reshape(v, n_f).T
 
 
-def past_free_edge_3d(x_slave: np.ndarray, X: np.ndarray, free: np.ndarray,
-                      margin: float = FREE_END_MARGIN) -> np.ndarray:
-    r"""Slave nodes whose projection on their facet's plane lies outside it across a free edge.
+def free_edge_reach(x_slave: np.ndarray, X: np.ndarray, free: np.ndarray) -> np.ndarray:
+    r"""How far each slave node lies outside its facet across a free edge, in edge lengths.
 
     With ``n`` the facet normal (``(x_1 - x_0)\times(x_2 - x_0)`` for
     triangles, the cross product of the diagonals for quadrilaterals) and
     edge ``i`` from ``x_i`` to ``x_{i+1}``, the in-plane outward normal of
-    the edge is ``\nu_i = e_i\times n/|e_i\times n|`` and the node lies
-    outside across edge ``i`` when ``(x_s - x_i)\cdot\nu_i > margin\,|e_i|``.
-    A node outside across a free edge (or past a vertex of one) faces no
-    master surface.
+    the edge is ``\nu_i = e_i\times n/|e_i\times n|``; the reach is the
+    largest ``(x_s - x_i)\cdot\nu_i / |e_i|`` over the facet's free edges
+    (positive outside, negative inside; ``-inf`` for a facet without free
+    edges).
+
+    Parameters
+    ----------
+    x_slave : ndarray, shape (m, 3)
+    X : ndarray, shape (m, v, 3)
+        Vertex coordinates of each node's facet.
+    free : ndarray of bool, shape (m, v)
+        Whether each edge of the node's facet is free (:func:`free_edges_3d`).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+    """
+    v = X.shape[1]
+    if v == 3:
+        n = np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0])
+    else:
+        n = np.cross(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    reach = np.full(x_slave.shape[0], -np.inf)
+    for i in range(v):
+        e = X[:, (i + 1) % v] - X[:, i]
+        nu = np.cross(e, n)
+        nu /= np.linalg.norm(nu, axis=1)[:, None]
+        out = np.einsum("mi,mi->m", x_slave - X[:, i], nu) / np.linalg.norm(e, axis=1)
+        reach = np.where(free[:, i], np.maximum(reach, out), reach)
+    return reach
+
+
+def past_free_edge_3d(x_slave: np.ndarray, X: np.ndarray, free: np.ndarray,
+                      margin: float = FREE_END_MARGIN) -> np.ndarray:
+    r"""Slave nodes whose projection on their facet's plane lies outside it across a free edge.
+
+    The node lies outside across a free edge when its :func:`free_edge_reach`
+    exceeds ``margin`` (edge lengths).  A node outside across a free edge (or
+    past a vertex of one) faces no master surface.
 
     Parameters
     ----------
@@ -357,17 +392,4 @@ def past_free_edge_3d(x_slave: np.ndarray, X: np.ndarray, free: np.ndarray,
     -------
     ndarray of bool, shape (m,)
     """
-    v = X.shape[1]
-    if v == 3:
-        n = np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0])
-    else:
-        n = np.cross(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
-    n /= np.linalg.norm(n, axis=1)[:, None]
-    past = np.zeros(x_slave.shape[0], dtype=bool)
-    for i in range(v):
-        e = X[:, (i + 1) % v] - X[:, i]
-        nu = np.cross(e, n)
-        nu /= np.linalg.norm(nu, axis=1)[:, None]
-        out = np.einsum("mi,mi->m", x_slave - X[:, i], nu)
-        past |= free[:, i] & (out > margin * np.linalg.norm(e, axis=1))
-    return past
+    return free_edge_reach(x_slave, X, free) > margin

@@ -95,7 +95,6 @@ import scipy.sparse as sp
 from ..contact.closing import slip_before_contact
 from ..contact.pairs import pair_kinematics
 from ..contact.surface import ContactSurface
-from ..friction import Status
 from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
@@ -365,9 +364,8 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
                                             state.multiplier_basis[s], state.facet[s])
         blocks.append(B)
     if begin is not None:           # slip counts from a closing node's first contact
-        is_open = (begin.status == Status.OPEN) & (begin.gap > 1e-9 * problem.node_size)
-        slip -= slip_before_contact(begin.gap, is_open, begin.approach, state.multiplier_basis,
-                                    t - t0)
+        slip -= slip_before_contact(begin.gap, problem.apart(begin.status, begin.gap),
+                                    begin.approach, state.multiplier_basis, t - t0)
     A = np.repeat(problem.area, d)
     contact = ((problem.force_operator(sp.vstack(blocks)).T @ (A * lam.ravel())) if blocks
                else np.zeros(sysm.n_dofs))

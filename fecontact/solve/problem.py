@@ -255,8 +255,12 @@ class ContactProblem:
         tells them which nodes touch at the start (closed, or ``g <= 1e-9 h``):
         a node closing inside the increment has no lagged force yet.
         """
-        touching = ~((state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size))
+        touching = ~self.apart(state.status, state.gap)
         return FrictionStart(state=state.friction, normal=state.multiplier[:, 0], touching=touching)
+
+    def apart(self, status: np.ndarray, gap: np.ndarray) -> np.ndarray:
+        """Nodes open with a positive gap (``g > 1e-9 h``), not touching, shape (m,) of bool."""
+        return (status == Status.OPEN) & (gap > 1e-9 * self.node_size)
 
     def slip_offset(self, state: StepState, t: float) -> np.ndarray:
         """Slip before first contact of the nodes open at ``state``, for the increment to ``t``, shape (m, dim-1).
@@ -264,8 +268,8 @@ class ContactProblem:
         Taken off the slip measured from the start-of-increment projection
         (:func:`fecontact.contact.closing.slip_before_contact`).
         """
-        is_open = (state.status == Status.OPEN) & (state.gap > 1e-9 * self.node_size)
-        return slip_before_contact(state.gap, is_open, state.approach, state.tangent, t - state.t)
+        return slip_before_contact(state.gap, self.apart(state.status, state.gap), state.approach,
+                                   state.tangent, t - state.t)
 
     def next_friction_state(self, state: StepState, ev: "Evaluation") -> np.ndarray:
         """Friction-law state after the converged increment ``ev`` started at ``state``."""
