@@ -56,7 +56,7 @@ HERTZ3D_FRICTION = ["bodies.0.mesh.h_contact=0.04", "bodies.0.mesh.h_far=0.3",
 def _models(case_file):
     yield "hertz3d-friction", build_model(load_case(CASES / "hertz3d.toml", HERTZ3D_FRICTION))
     yield "two-spheres", build_model(load_case(case_file(TWO_SPHERES)))
-    # quadratic slave surface: forces spread by the surface's force weights
+    # quadratic slave surface: vertex multipliers with weighted gaps and slips
     coarse = [f"bodies.{b}.mesh.{k}={v}" for b in (0, 1) for k, v in (("h_far", 0.6), ("refine_width", 0.1))]
     yield "two-spheres-P2-slave", build_model(load_case(case_file(TWO_SPHERES),
                                                         ['bodies.1.element="P2"'] + coarse))
@@ -72,7 +72,9 @@ def test_jacobian_matches_finite_differences_3d(case_file):
         # a direct factorisation of the quadratic hemisphere takes long; it is held by supports
         backend = make_backend("amg", problem) if name == "hertz3d-friction-P2" else DirectBackend(problem)
         t = model.levels[-1]
-        result = semismooth_newton(problem.increment(t, state), backend, problem.unknowns(state),
+        # the start the stepping layer takes: touching nodes seeded with a small pressure
+        start = problem.seed_touching(problem.unknowns(state), state)
+        result = semismooth_newton(problem.increment(t, state), backend, start,
                                    NewtonOptions(max_iterations=2))
         x = result.unknowns
         ev = problem.increment(t, state).evaluate(x, result.evaluation.kinematics.facet)

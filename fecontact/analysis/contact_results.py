@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse.linalg as spla
 
 from ..friction import closed, status_counts
 from ..solve.operators import kinematic_operator
@@ -79,7 +78,9 @@ def slave_forces(problem: ContactProblem, state: StepState) -> np.ndarray:
 
     Node-to-segment: ``A_i t_i``, the nodal area times the traction in the
     tangent basis the state was solved in (exactly the slave node's part of
-    ``B^T A lam``).  Mortar: the slave-node part of the pair's
+    ``B^T A lam``); on quadratic 3D slave surfaces, whose tractions live on
+    the vertices, ``sum_v W_vj t_v`` on node ``j``
+    (:mod:`fecontact.contact.surface`).  Mortar: the slave-node part of the pair's
     ``B_P^T A_P lam_P``, which couples neighbouring slave nodes and holds
     the partial coverage of a node by the master; its normal part is exact,
     its tangential part uses the kinematics evaluated at the state itself.
@@ -99,14 +100,14 @@ def slave_forces(problem: ContactProblem, state: StepState) -> np.ndarray:
     traction = state.traction()
     out = problem.area[:, None] * traction
     for pair, s in zip(problem.pairs, problem.slices):
-        if pair.formulation != "mortar" and pair.slave.force_weights is not None:
-            out[s] = pair.slave.force_weights @ traction[s]
+        if pair.formulation != "mortar" and pair.slave.multiplier_map is not None:
+            out[s] = pair.slave.multiplier_map.T @ out[s]
     mortar = [k for k, p in enumerate(problem.pairs) if p.formulation == "mortar"]
     if not mortar:
         return out
     with np.errstate(all="ignore"):
         kin = problem.kinematics(state.u, state.t, state)
-    B = problem.force_operator(kinematic_operator(kin, sysm.n_dofs)).tocsr()
+    B = kinematic_operator(kin, sysm.n_dofs).tocsr()
     weighted = np.repeat(problem.area, dim) * state.multiplier.ravel()
     for k in mortar:
         pair, s = problem.pairs[k], problem.slices[k]
@@ -135,9 +136,7 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
     for pair, s in zip(problem.pairs, problem.slices):
         if pair.formulation == "mortar":     # the dual multiplier is not a nodal pressure
             normal_force = np.einsum("md,md->m", forces[s], state.normal[s])
-            D = pair.slave.force_weights
-            pressure[s] = (normal_force / problem.area[s] if D is None
-                           else spla.spsolve(D.tocsc(), normal_force))
+            pressure[s] = normal_force / problem.area[s]
     out = []
     for pair, s in zip(problem.pairs, problem.slices):
         nodes = sysm.global_nodes(pair.slave.body, pair.slave.nodes)

@@ -60,12 +60,7 @@ def contact_nodes(problem: ContactProblem) -> np.ndarray:
 
 
 def contact_forces(problem: ContactProblem, B: sp.spmatrix, multiplier: np.ndarray) -> tuple:
-    """``(B_N^T A lam_N, B_T^T A lam_T)`` in full numbering (``B``: :func:`kinematic_operator`).
-
-    ``B`` is turned into the force operator
-    (:meth:`fecontact.solve.problem.ContactProblem.force_operator`) here.
-    """
-    B = problem.force_operator(B)
+    """``(B_N^T A lam_N, B_T^T A lam_T)`` in full numbering (``B``: :func:`kinematic_operator`)."""
     weighted = problem.area[:, None] * multiplier
     normal = weighted.copy()
     normal[:, 1:] = 0.0

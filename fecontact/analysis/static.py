@@ -101,8 +101,10 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     start = IncrementStart(t=state.t, u=state.u, normal_pressure=state.multiplier[:, 0].copy(),
                            status=state.status, gap=state.gap, friction=state.friction,
                            approach=state.approach)
-    return StepState(t=t, u=ev.u.copy(), multiplier=lam.copy(), slip=slip,
-                     status=ev.contact.status.copy(), gap=kin.gap.copy(), normal=kin.normal.copy(),
+    # nodes without a multiplier (midside nodes of quadratic 3D surfaces) show the traction field
+    lam, status = problem.nodal_tractions(lam, ev.contact.status, kin.normal, state.tangent)
+    return StepState(t=t, u=ev.u.copy(), multiplier=lam, slip=slip,
+                     status=status, gap=kin.gap.copy(), normal=kin.normal.copy(),
                      tangent=kin.tangent.copy(), facet=ev.kinematics.facet.copy(),
                      friction=problem.next_friction_state(state, ev),
                      multiplier_basis=state.tangent.copy(), start=start,

@@ -35,6 +35,7 @@ import weakref
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from .obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
 
@@ -111,14 +112,32 @@ class PairKinematics:
         Global DOF of each local variable; ``-1`` for padding.
     facet : ndarray of int, shape (m,)
         Master segment or facet (``-1`` for obstacles).
+    row_map : scipy.sparse.csr_matrix, shape (m*d, m*d), or None
+        Contact rows from nodal kinematics (quadratic 3D slave surfaces,
+        :func:`multiplier_rows`): row ``(i, c)`` of the kinematic operator is
+        ``sum row_map[(i, c), (j, e)] d(g, s)_(j, e)``.  ``local.gap`` and
+        ``local.slip`` then hold the rows' weighted values, while the
+        derivatives (``d_gap``, ``h_gap``, ...) stay those of each node's own
+        gap and slip.  ``None``: every row is its node's own.
+    node_gap : ndarray, shape (m,), or None
+        Each node's own gap where the rows are weighted (``row_map`` set).
     """
 
     local: LocalKinematics
     dofs: np.ndarray
     facet: np.ndarray
+    row_map: sp.csr_matrix | None = None
+    node_gap: np.ndarray | None = None
+
+    @property
+    def own_gap(self) -> np.ndarray:
+        """Each node's own gap, shape (m,): :attr:`node_gap`, or the rows' gaps."""
+        return self.local.gap if self.node_gap is None else self.node_gap
 
     def take(self, order: np.ndarray) -> "PairKinematics":
-        """Rows ``order`` of every array."""
+        """Rows ``order`` of every array (kinematics without a row map)."""
+        if self.row_map is not None:
+            raise ValueError("cannot reorder contact rows that combine several nodes")
         L = self.local
         local = LocalKinematics(**{f: getattr(L, f)[order] for f in L.__dataclass_fields__})
         return PairKinematics(local, self.dofs[order], self.facet[order])
@@ -146,6 +165,15 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         :func:`fecontact.contact.search.closest_segments` and
         :func:`fecontact.contact.search.closest_facets`).
     """
+    kin = _node_kinematics(pair, system, x, x0, t, t0, tangent0, reference, facet0)
+    if pair.slave.multiplier_map is not None and pair.formulation != "mortar":
+        return multiplier_rows(kin, pair.slave, tangent0)
+    return kin
+
+
+def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangent0, reference,
+                     facet0) -> PairKinematics:
+    """:func:`pair_kinematics` of every slave node's own gap and slip."""
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
     slave_dofs = system.node_dofs(slave)
@@ -154,7 +182,7 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     if isinstance(master, ContactSurface):
         if dim == 3:
             nts, past = _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0,
-                                          reference, facet0, np.sqrt(pair.slave.area))
+                                          reference, facet0, np.sqrt(pair.slave.scale))
             if tangent0 is None and facet0 is None:
                 _warn_past_free_ends(pair, system, int(past.sum()))
             if pair.formulation == "mortar":
@@ -317,6 +345,75 @@ def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0
     return replace(merged, local=local), past
 
 
+def weighted_row_map(multiplier_map: sp.spmatrix, tangent: np.ndarray) -> sp.csr_matrix:
+    """The map from nodal ``(g, s)`` to weighted contact rows (:func:`multiplier_rows`).
+
+    Parameters
+    ----------
+    multiplier_map : sparse, shape (m, m)
+        ``M`` of the slave surface.
+    tangent : ndarray, shape (m, q, d)
+        Tangent bases the nodal slips and the rows' slips refer to.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (m*d, m*d)
+        Block ``(v, j)``: ``M_vj diag(1, tau_v tau_j^T)``.
+    """
+    M = multiplier_map.tocoo()
+    m, q, _ = tangent.shape
+    d = q + 1
+    block = np.zeros((M.nnz, d, d))
+    block[:, 0, 0] = M.data
+    block[:, 1:, 1:] = M.data[:, None, None] * np.einsum("eqx,epx->eqp", tangent[M.row], tangent[M.col])
+    r = (M.row[:, None, None] * d + np.arange(d)[None, :, None]).repeat(d, axis=2)
+    c = (M.col[:, None, None] * d + np.arange(d)[None, None, :]).repeat(d, axis=1)
+    return sp.csr_matrix((block.ravel(), (r.ravel(), c.ravel())), shape=(m * d, m * d))
+
+
+def multiplier_rows(kin: PairKinematics, surface: ContactSurface,
+                    tangent0: np.ndarray | None) -> PairKinematics:
+    r"""Weighted contact rows of a slave surface with a multiplier map (quadratic 3D facets).
+
+    Row ``v`` holds :math:`\tilde g_v = \sum_j M_{vj} g_j` and
+    :math:`\tilde s_v = \sum_j M_{vj} R_{vj} s_j`, with ``M`` the surface's
+    :attr:`~fecontact.contact.surface.ContactSurface.multiplier_map` and
+    ``R_vj = tau_v tau_j^T`` (q, q) turning node ``j``'s slip into vertex
+    ``v``'s tangent basis (the start-of-increment bases ``tangent0``, fixed
+    within the increment, so the rows are linear in the nodal kinematics).
+    Rows without weights (midside nodes) are open: their gap is the size of
+    the node, their slip zero.  A node open past a free edge of the master
+    enters the rows with the gap of its size, constant like its derivatives.
+
+    Parameters
+    ----------
+    kin : PairKinematics
+        Each node's own kinematics, shape (m, ...).
+    surface : ContactSurface
+    tangent0 : ndarray, shape (m, q, d), or None
+        Start-of-increment tangent bases (``kin.local.tangent`` if None).
+
+    Returns
+    -------
+    PairKinematics
+        ``kin`` with the rows' gap and slip and the ``row_map`` (m*d, m*d).
+    """
+    L = kin.local
+    m, q = L.slip.shape
+    d = q + 1
+    row_map = weighted_row_map(surface.multiplier_map, L.tangent if tangent0 is None else tangent0)
+    # a node open past a free edge (:func:`open_rows`: no derivatives, the only nodes without
+    # any) enters its neighbours' rows with the constant gap of its size
+    size = np.sqrt(surface.scale)
+    held = np.any(L.d_gap != 0.0, axis=1)
+    node_gap = np.where(held, L.gap, size)
+    rows = (row_map @ np.column_stack([node_gap, L.slip]).ravel()).reshape(m, d)
+    weighted = np.diff(surface.multiplier_map.indptr) > 0
+    gap = np.where(weighted, rows[:, 0], np.maximum(np.abs(L.gap), size))
+    return replace(kin, local=replace(L, gap=gap, slip=rows[:, 1:]), row_map=row_map,
+                   node_gap=L.gap)
+
+
 def open_rows(local: LocalKinematics, rows: np.ndarray, gap: np.ndarray) -> LocalKinematics:
     """Kinematics with the nodes ``rows`` open: gap ``gap``, zero slip, zero derivatives.
 
@@ -390,4 +487,9 @@ def stack(batches: list) -> PairKinematics:
         h_gap=cat([_pad(l.h_gap, k, (1, 2)) for l in L]),
         h_slip=cat([_pad(l.h_slip, k, (2, 3)) for l in L]))
     dofs = cat([_pad(b.dofs, k, (1,), fill=-1) for b in batches])
-    return PairKinematics(local, dofs, cat([b.facet for b in batches]))
+    row_map = node_gap = None
+    if any(b.row_map is not None for b in batches):
+        row_map = sp.block_diag([sp.identity(b.local.gap.size * (1 + b.local.slip.shape[1]))
+                                 if b.row_map is None else b.row_map for b in batches], format="csr")
+        node_gap = cat([b.own_gap for b in batches])
+    return PairKinematics(local, dofs, cat([b.facet for b in batches]), row_map, node_gap)

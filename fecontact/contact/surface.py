@@ -1,4 +1,4 @@
-"""Contact surfaces built from named boundaries of a body.
+r"""Contact surfaces built from named boundaries of a body.
 
 A surface is a set of DOF nodes (the slave nodes when it is the slave side)
 and of flat facets between them (used when it is the master side): straight
@@ -6,24 +6,34 @@ segments in 2D, triangles or bilinear quadrilaterals in 3D.  Quadratic
 facets are split at their edge midpoints into linear pieces (two segments in
 2D, four triangles in 3D).
 
-*Tractions on quadratic surfaces.*  The nodal tractions ``lam_i`` of a slave
-surface are the nodal values of a traction field ``t_h = sum_i phi_i lam_i``
-(``phi_i``: piecewise linear on the linear facets, so ``int phi_i > 0``).
-On linear facets the force on node ``j`` is the lumped ``A_j lam_j``,
-``A_j = int phi_j``.  On quadratic facets the vertex functions of a
-six-node triangle integrate to zero, so a lumped force ``A_j lam_j`` cannot
-represent even a uniform pressure (it loads the vertices, which the
-consistent load of a uniform pressure leaves unloaded).  There the force on
-node ``j`` is the consistent one,
+*Tractions on quadratic surfaces.*  On a six-node triangle the vertex
+shape functions integrate to zero, so nodal tractions with lumped forces
+``A_j lam_j`` cannot represent even a uniform pressure, and a multiplier at
+every node with the gap held at every node (pointwise) is unstable: vertex
+and midside pressures fall on two branches.  Quadratic 3D slave surfaces
+therefore carry their tractions on the *vertices* only, with the linear
+field ``t_h = sum_v L_v lam_v`` over each six-node triangle (``L_v``: the
+barycentric hat of vertex ``v``; the pressure space of a Taylor–Hood
+pair).  The contact condition of vertex ``v`` holds for its weighted gap
+and slip (a slave-side mortar on a node-to-facet kinematics),
 
 .. math::
 
-    f_j = \\sum_i D_{ji}\\, \\lambda_i, \\qquad
-    D_{ji} = \\int_{\\Gamma} N_j\\, \\phi_i \\,\\mathrm{d}A,
+    \tilde g_v = \frac{1}{A_v}\sum_j W_{vj}\, g_j, \qquad
+    W_{vj} = \int_\Gamma L_v N_j \,\mathrm{d}A, \qquad A_v = \sum_j W_{vj} = \int_\Gamma L_v,
 
-with ``N_j`` the quadratic shape functions; ``sum_j D_ji = A_i``, so the
-resultant of a node's traction is unchanged and only its distribution over
-the slave facet's nodes is.
+with ``g_j`` the gap of node ``j`` (vertex or midside) to the master and
+``N_j`` the quadratic shape functions; the slips likewise, each node's slip
+turned into vertex ``v``'s tangent basis.  The force on node ``j`` is then
+``sum_v W_vj lam_v``, the transpose of the same operator: consistent (a
+uniform pressure loads the vertices with nothing and the midsides with a
+third of the facet each) and symmetric.  Midside nodes carry no multiplier:
+their area is 0 and their contact rows only hold their traction at zero
+(``row_scale`` scales those rows); a committed state shows them the
+traction and status interpolated from the two ends of their edge
+(:attr:`ContactSurface.interpolation`).  2D quadratic surfaces keep a
+multiplier at every node: there the integrals of the shape functions of a
+three-node segment are positive (1/6, 1/6, 2/3 of its length).
 """
 
 from __future__ import annotations
@@ -56,14 +66,23 @@ class ContactSurface:
         ``(x_1 - x_0) x (x_2 - x_0)``.
     area : ndarray, shape (n,)
         Nodal area ``A_i = int_Gamma phi_i ds`` of the traction basis (length
-        in 2D): the integral of the node's shape function on linear facets,
-        one third (one half in 2D) of every linear sub-facet that touches the
-        node on quadratic ones.
-    force_weights : scipy.sparse.csr_matrix, shape (n, n), or None
-        Quadratic surfaces: ``D[j, i] = int_Gamma N_j phi_i dA``, the force on
-        node ``j`` of a unit traction at node ``i`` (module docstring);
-        column sums ``A``.  ``None`` on linear surfaces, where the force is
-        ``A_i lam_i`` on node ``i`` itself.
+        in 2D): the integral of the node's shape function on linear facets
+        and 2D quadratic ones, of the vertex's hat ``L_v`` on quadratic 3D
+        facets, whose midside nodes carry no traction basis (area 0).
+    multiplier_map : scipy.sparse.csr_matrix, shape (n, n), or None
+        Quadratic 3D surfaces: ``W[v, j] / A_v`` (module docstring), the
+        weights of the nodal gaps and slips in the contact condition of node
+        ``v``; rows of midside nodes are empty.  ``None`` where every node's
+        own gap and slip enter its condition.
+    interpolation : scipy.sparse.csr_matrix, shape (n, n), or None
+        Quadratic 3D surfaces: the nodal values of the traction field
+        ``t_h`` from its vertex values (identity on vertices, the mean of
+        the edge's two ends on midside nodes).
+    row_scale : ndarray, shape (n,), or None
+        Scale of each node's contact row and its size for the augmentation:
+        ``area`` where it is positive; on midside nodes of quadratic 3D
+        facets one third of the linear pieces that touch them.  ``None``:
+        ``area``.
     """
 
     body: int
@@ -71,7 +90,14 @@ class ContactSurface:
     nodes: np.ndarray
     facets: np.ndarray
     area: np.ndarray
-    force_weights: sp.csr_matrix | None = None
+    multiplier_map: sp.csr_matrix | None = None
+    interpolation: sp.csr_matrix | None = None
+    row_scale: np.ndarray | None = None
+
+    @property
+    def scale(self) -> np.ndarray:
+        """Row scale of every node: :attr:`row_scale`, or :attr:`area`."""
+        return self.area if self.row_scale is None else self.row_scale
 
     @property
     def dim(self) -> int:
@@ -91,48 +117,11 @@ def _quadratic_nodes(body: ElasticBody, facets: np.ndarray, verts: np.ndarray) -
 
 # linear pieces of a quadratic facet, as positions in the rows of _quadratic_nodes
 _PIECES = {2: ((0, 2), (2, 1)), 3: ((0, 3, 5), (3, 1, 4), (5, 4, 2), (3, 4, 5))}
-# reference positions of the quadratic facet's nodes
-_REF_NODES = {2: np.array([[0.0], [1.0], [0.5]]),
-              3: np.array([[0, 0], [1, 0], [0, 1], [0.5, 0], [0.5, 0.5], [0, 0.5]], dtype=float)}
 
-
-def _quadratic_shape(dim: int, xi: np.ndarray) -> np.ndarray:
-    """Quadratic shape functions of a 3-node segment or 6-node triangle at ``xi`` (q, dim-1), shape (nodes, q)."""
-    if dim == 2:
-        s = xi[:, 0]
-        return np.array([(1 - s) * (1 - 2 * s), s * (2 * s - 1), 4 * s * (1 - s)])
-    s, r = xi[:, 0], xi[:, 1]
-    l0 = 1 - s - r
-    return np.array([l0 * (2 * l0 - 1), s * (2 * s - 1), r * (2 * r - 1), 4 * l0 * s, 4 * s * r, 4 * r * l0])
-
-
-def _piece_rule(dim: int):
-    """Quadrature on a unit linear piece: barycentric points (q, dim) and weights (q,) summing to 1."""
-    if dim == 2:
-        g, w = np.polynomial.legendre.leggauss(3)
-        s = (g + 1) / 2
-        return np.column_stack([1 - s, s]), w / 2
-    a, b = 0.445948490915965, 0.091576213509771
-    bary = np.array([[a, a, 1 - 2 * a], [a, 1 - 2 * a, a], [1 - 2 * a, a, a],
-                     [b, b, 1 - 2 * b], [b, 1 - 2 * b, b], [1 - 2 * b, b, b]])
-    return bary, np.repeat([0.223381589678011, 0.109951743655322], 3)
-
-
-def piece_force_weights(dim: int) -> np.ndarray:
-    r"""``R[s, j, i] = (1/|s|) int_s N_j phi_i``: quadratic shape ``N_j`` against the piece's linear ``phi_i``.
-
-    Per unit measure of each linear piece ``s`` of the reference quadratic
-    facet (exact: the integrand is cubic), shape (pieces, nodes, nodes);
-    ``D = sum_s |s| R[s]`` for a facet with piece measures ``|s|``.
-    """
-    bary, w = _piece_rule(dim)
-    pieces, ref = _PIECES[dim], _REF_NODES[dim]
-    out = np.zeros((len(pieces), ref.shape[0], ref.shape[0]))
-    for k, piece in enumerate(pieces):
-        xi = bary @ ref[list(piece)]                                    # (q, dim-1)
-        shape = _quadratic_shape(dim, xi)                                # (nodes, q)
-        out[k][:, list(piece)] = (shape * w) @ bary
-    return out
+# W_vj / |T| = int_T L_v N_j dA / |T| on a flat six-node triangle, nodes (a, b, c, ab, bc, ca):
+# 1/30 for the vertex itself, -1/60 for the other vertices, 2/15 for the two adjacent midside
+# nodes and 1/15 for the opposite one; every row sums to 1/3
+VERTEX_WEIGHTS = np.array([[2, -1, -1, 8, 4, 8], [-1, 2, -1, 8, 8, 4], [-1, -1, 2, 4, 8, 8]]) / 60.0
 
 
 def _piece_measure(coords: np.ndarray, pieces: np.ndarray) -> np.ndarray:
@@ -143,18 +132,35 @@ def _piece_measure(coords: np.ndarray, pieces: np.ndarray) -> np.ndarray:
     return 0.5 * np.linalg.norm(np.cross(p[1] - p[0], p[2] - p[0], axis=0), axis=0)
 
 
-def _quadratic_weights(body: ElasticBody, quad: np.ndarray, nodes: np.ndarray):
-    """Linear pieces, nodal areas and force weights of quadratic facets ``quad``."""
-    R = piece_force_weights(body.dim)
-    pieces = [quad[list(piece)] for piece in _PIECES[body.dim]]
-    measure = np.array([_piece_measure(body.node_coords, p) for p in pieces])      # (s, n_facets)
-    D_facet = np.einsum("sf,sji->fji", measure, R)                                  # (n_facets, v, v)
-    local = np.searchsorted(nodes, quad)                                            # (v, n_facets)
-    v = quad.shape[0]
-    rows = np.broadcast_to(local.T[:, :, None], (quad.shape[1], v, v))
-    cols = np.broadcast_to(local.T[:, None, :], (quad.shape[1], v, v))
-    D = sp.csr_matrix((D_facet.ravel(), (rows.ravel(), cols.ravel())), shape=(nodes.size,) * 2)
-    return np.hstack(pieces), np.asarray(D.sum(axis=0)).ravel(), D
+def _vertex_multipliers(body: ElasticBody, quad: np.ndarray, nodes: np.ndarray):
+    """Linear pieces, areas, multiplier map, interpolation and row scales of six-node triangles ``quad``."""
+    pieces = [quad[list(piece)] for piece in _PIECES[3]]
+    measure = np.array([_piece_measure(body.node_coords, p) for p in pieces])      # (4, n_facets)
+    local = np.searchsorted(nodes, quad)                                            # (6, n_facets)
+    n, n_f = nodes.size, quad.shape[1]
+    W_facet = measure.sum(axis=0)[:, None, None] * VERTEX_WEIGHTS                   # (n_f, 3, 6)
+    rows = np.broadcast_to(local[:3].T[:, :, None], W_facet.shape)
+    cols = np.broadcast_to(local.T[:, None, :], W_facet.shape)
+    W = sp.csr_matrix((W_facet.ravel(), (rows.ravel(), cols.ravel())), shape=(n, n))
+    area = np.asarray(W.sum(axis=1)).ravel()
+    vertex = area > 0.0
+    inv = np.divide(1.0, area, out=np.zeros(n), where=vertex)
+    multiplier_map = (sp.diags(inv) @ W).tocsr()
+    # lumped area of every node's linear pieces: the size of a midside node's row
+    lumped = np.zeros(n)
+    for piece, m in zip(_PIECES[3], measure):
+        np.add.at(lumped, local[list(piece)].ravel(), np.tile(m / 3.0, 3))
+    # midside node (ab, bc, ca) of each edge: the mean of its two ends
+    ends = np.array([[3, 0, 1], [4, 1, 2], [5, 2, 0]])
+    mid = np.hstack([local[e[0]] for e in ends])
+    a = np.hstack([local[e[1]] for e in ends])
+    b = np.hstack([local[e[2]] for e in ends])
+    mid, first = np.unique(mid, return_index=True)
+    v = np.flatnonzero(vertex)
+    interpolation = sp.csr_matrix(
+        (np.concatenate([np.ones(v.size), np.full(2 * mid.size, 0.5)]),
+         (np.concatenate([v, mid, mid]), np.concatenate([v, a[first], b[first]]))), shape=(n, n))
+    return np.hstack(pieces), area, multiplier_map, interpolation, np.where(vertex, area, lumped)
 
 
 def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> ContactSurface:
@@ -165,8 +171,9 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
     verts = body.oriented_facets(facets)
     nodes = body.facet_nodes(facets)
     if body.has_edge_nodes and body.dim == 3:
-        linear, area, D = _quadratic_weights(body, _quadratic_nodes(body, facets, verts), nodes)
-        return ContactSurface(body_index, boundary, nodes, linear, area, D)
+        linear, area, W, P, scale = _vertex_multipliers(body, _quadratic_nodes(body, facets, verts),
+                                                        nodes)
+        return ContactSurface(body_index, boundary, nodes, linear, area, W, P, scale)
     if body.has_edge_nodes:
         verts = _quadratic_nodes(body, facets, verts)
         verts = np.hstack([verts[list(piece)] for piece in _PIECES[2]])

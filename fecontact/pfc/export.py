@@ -60,11 +60,6 @@ def representable(problem: ContactProblem) -> None:
             raise PFCError(f"contact {pair.name!r}: enforcement = 'penalty' regularises the normal "
                            f"condition; the PFC form needs exact Signorini contact "
                            f"(enforcement = 'multiplier')")
-        if pair.slave.force_weights is not None:
-            raise PFCError(f"contact {pair.name!r}: the slave surface is quadratic, so its nodal "
-                           f"tractions load the nodes through consistent force weights, not through "
-                           f"the transpose of the gap operator; the PFC form needs one operator H "
-                           f"for both (use linear elements on the slave surface)")
         if isinstance(pair.friction, SmoothIPC):
             raise PFCError(f"contact {pair.name!r}: the smooth IPC friction law is not a Coulomb "
                            f"cone; the PFC form needs coulomb, static_kinetic, velocity or "

@@ -202,7 +202,7 @@ def hertz_sphere(model, state, ref: dict) -> dict:
         "pressure_l2_error": _metric(weighted_l2_error(area, p, hertz.pressure(r))),
         "pressure_oscillation": _metric(_oscillation(pair, p, core) / hertz.peak_pressure),
         "contact_nodes_in_patch": _metric(int(np.sum(status != OPEN))),
-        "element_size_at_contact": _metric(float(np.sqrt(np.median(area[status != OPEN])))),
+        "element_size_at_contact": _metric(float(np.sqrt(np.median(area[(status != OPEN) & (area > 0)])))),
     }
     if pair.friction.kinetic > 0:
         out["stick_radius"] = _metric(_zone_radius(area, status == STICK))

@@ -2,23 +2,23 @@ r"""The discrete contact problem: residual and generalised Jacobian.
 
 Unknowns are the reduced displacements ``u_hat`` and the nodal tractions
 ``lam = (lam_n, lam_t)`` of every slave node (force per area).  With ``B`` the
-sparse derivative of ``(g_n, Delta s)`` with respect to ``u`` and ``A`` the
-lumped nodal areas,
+sparse derivative of the contact rows' ``(g_n, Delta s)`` with respect to
+``u`` (each node's own gap and slip, or on quadratic 3D slave surfaces the
+weighted ones of :func:`fecontact.contact.pairs.multiplier_rows`) and ``A``
+the rows' scales (the nodal areas of the traction basis),
 
 .. math::
 
-    R_1 = T^T\big(K u - f(t) - B_f^T A \lambda\big) - F_{coupling}(t), \qquad
+    R_1 = T^T\big(K u - f(t) - B^T A \lambda\big) - F_{coupling}(t), \qquad
     R_2 = A\, C(\lambda, g_n(u), \Delta s(u))
 
-(``B_f = B`` except on quadratic slave surfaces, whose nodal tractions load
-the nodes of their facets consistently: :meth:`ContactProblem.force_operator`;
-``C``: the Alart–Curnier residual, :mod:`fecontact.friction.residual`,
+(``C``: the Alart–Curnier residual, :mod:`fecontact.friction.residual`,
 evaluated as a straight pipeline: augmented normal traction, trial
 tangential traction, the pairs' friction laws' return map, assembly).  The generalised Jacobian
 
 .. math::
 
-    J = \begin{bmatrix} \hat K - T^T(\sum_i A_i \lambda_i\cdot\nabla^2 (g,s)_i) T & -T^T B_f^T A\\
+    J = \begin{bmatrix} \hat K - T^T(\sum_i A_i \lambda_i\cdot\nabla^2 (g,s)_i) T & -T^T B^T A\\
                         A\,\partial_{(g,s)}C\,B\,T & A\,\partial_\lambda C \end{bmatrix}
 
 is assembled in scipy.sparse.  The bulk part (``K``, ``f``; or a time step's
@@ -46,9 +46,7 @@ from ..contact.surface import ContactSurface
 from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, alart_curnier,
                         augmented_normal)
 from .bulk import BulkTerms, StaticBulk
-from .operators import (block_diagonal, geometric_stiffness, geometric_stiffness_parts,
-                        kinematic_operator, slave_spread, spread_force_operator,
-                        spread_geometric_stiffness)
+from .operators import block_diagonal, geometric_stiffness, kinematic_operator
 from .state import StepState
 
 
@@ -131,10 +129,13 @@ class ContactProblem:
     ----------
     system : BulkSystem
     pairs : tuple of ContactPair
-    area, c_n, c_t, penalty, node_size : ndarray, shape (m,)
-        Per slave node of all pairs (in pair order): lumped nodal area,
+    area, scale, c_n, c_t, penalty, node_size : ndarray, shape (m,)
+        Per slave node of all pairs (in pair order): nodal area of the
+        traction basis, scale of the node's contact row (the area, or on
+        midside nodes of quadratic 3D surfaces, which carry no traction, the
+        area of their linear pieces: :class:`~fecontact.contact.surface.ContactSurface`),
         augmentations, penalty stiffness (0: exact condition), and nodal
-        length (2D) or square root of the area (3D).
+        length (2D) or square root of the row scale (3D).
     slices : list of slice
         The rows of each pair.
     friction : FrictionBatch
@@ -150,13 +151,14 @@ class ContactProblem:
         self.pairs = tuple(self.pairs)
         cat = np.concatenate
         self.area = cat([p.slave.area for p in self.pairs]) if self.pairs else np.zeros(0)
+        self.scale = cat([p.slave.scale for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_n = cat([p.c_n for p in self.pairs]) if self.pairs else np.zeros(0)
         self.c_t = cat([p.c_t for p in self.pairs]) if self.pairs else np.zeros(0)
         # penalty stiffness of regularised nodes (0: exact normal condition)
         self.penalty = cat([np.zeros(p.n_nodes) if p.penalty is None else p.penalty
                             for p in self.pairs]) if self.pairs else np.zeros(0)
         # nodal length (2D) or square root of the nodal area (3D)
-        self.node_size = self.area if self.dim == 2 else np.sqrt(self.area)
+        self.node_size = self.scale if self.dim == 2 else np.sqrt(self.scale)
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.X = self.system.reference_coords()
@@ -171,13 +173,6 @@ class ContactProblem:
         dofs = self.system.node_dofs(np.concatenate(nodes)).ravel() if nodes else np.zeros(0, int)
         T = self.system.T.tocsr()[dofs]
         self.contact_dofs = np.unique(T.indices)
-        # own slave DOFs of every contact node, and the pairs whose slave forces
-        # spread over their facets (quadratic surfaces, see contact.surface)
-        d = self.dim
-        self.own_dofs = (cat([self.system.node_dofs(self.system.global_nodes(p.slave.body, p.slave.nodes))
-                              for p in self.pairs]) if self.pairs else np.zeros((0, d), dtype=int))
-        self.spreads = [(s, Q) for p, s in zip(self.pairs, self.slices)
-                        if (Q := slave_spread(self.system, p)) is not None]
         # fixed per-node reference directions of the 3D tangent bases (none
         # while they are being computed: the default axes give the same normals)
         self.reference = None
@@ -231,6 +226,49 @@ class ContactProblem:
         return stack([pair_kinematics(p, self.system, x, x0, t, t0, part(tangent0, s),
                                       part(self.reference, s), part(facet, s))
                       for p, s in zip(self.pairs, self.slices)])
+
+    def nodal_tractions(self, multiplier: np.ndarray, status: np.ndarray, normal: np.ndarray,
+                        basis: np.ndarray) -> tuple:
+        """Tractions and status of nodes without a multiplier, from the traction field.
+
+        Midside nodes of quadratic 3D slave surfaces carry no multiplier
+        (:mod:`fecontact.contact.surface`); their contact rows hold zero.  A
+        committed state shows them the traction field there, the mean of the
+        tractions of their edge's two ends, expressed in their own ``normal``
+        and tangent ``basis``; their status is open unless both ends are
+        closed, slipping if either end slips, sticking otherwise.  Other
+        nodes are returned unchanged.
+
+        Parameters
+        ----------
+        multiplier : ndarray, shape (m, dim)
+        status : ndarray of int, shape (m,)
+        normal : ndarray, shape (m, dim)
+        basis : ndarray, shape (m, dim-1, dim)
+            The basis of the tangential components of ``multiplier``.
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            Copies of ``multiplier`` and ``status``.
+        """
+        multiplier, status = multiplier.copy(), status.copy()
+        for pair, s in zip(self.pairs, self.slices):
+            P = pair.slave.interpolation
+            if P is None:
+                continue
+            mid = pair.slave.area == 0.0
+            t = multiplier[s, :1] * normal[s] + np.einsum("mq,mqd->md", multiplier[s, 1:], basis[s])
+            t_mid = (P @ t)[mid]
+            local = np.column_stack([np.einsum("md,md->m", t_mid, normal[s][mid]),
+                                     np.einsum("mqd,md->mq", basis[s][mid], t_mid)])
+            multiplier[np.flatnonzero(mid) + s.start] = local
+            ends = P[mid].indices.reshape(-1, 2)                               # (n_mid, 2)
+            st = status[s][ends]
+            status[np.flatnonzero(mid) + s.start] = np.where(
+                np.all(st != Status.OPEN, axis=1),
+                np.where(np.any(st == Status.SLIP, axis=1), Status.SLIP, Status.STICK), Status.OPEN)
+        return multiplier, status
 
     def friction_start(self, state: StepState) -> FrictionStart:
         r"""What the friction laws need from the start of the increment that starts at ``state``.
@@ -296,11 +334,22 @@ class ContactProblem:
         length or square root of the area) puts such nodes inside their
         friction disks, i.e. stuck; Newton opens them again if they must open.
         The converged solution does not depend on it.
+
+        The rows of a quadratic 3D surface hold weighted gaps, positive at a
+        vertex that touches a curved master while its neighbours do not
+        (point contact); the vertex, touching with its own gap, is seeded
+        with the pressure ``c_n (g_w + 1e-9 h)`` that closes its weighted
+        row, so that a body held only by that contact is held in the first
+        iterate too.
         """
         h = self.node_size
         lam = unknowns[self.system.n_reduced:].reshape(-1, self.dim).copy()
-        touching = (state.gap <= 1e-9 * h) & (lam[:, 0] <= 0.0)
-        lam[touching, 0] = 1e-9 * self.c_n[touching] * h[touching]
+        gap, weighted = state.gap, 0.0
+        if any(p.slave.multiplier_map is not None for p in self.pairs):
+            gap = np.where(self.area > 0.0, self.kinematics(state.u, state.t, state).own_gap, np.inf)
+            weighted = np.maximum(state.gap, 0.0)
+        touching = (gap <= 1e-9 * h) & (lam[:, 0] <= 0.0)
+        lam[touching, 0] = (self.c_n * (weighted + 1e-9 * h))[touching]
         return np.concatenate([unknowns[:self.system.n_reduced], lam.ravel()])
 
     def slave_node_name(self, i: int) -> str:
@@ -376,21 +425,20 @@ class ContactProblem:
                                             self.friction_start(state))
         cr = alart_curnier(lam, normal, response, self.c_t)
         B = kinematic_operator(kin, sysm.n_dofs)
-        Bf = self.force_operator(B)
-        A = np.repeat(self.area, d)
+        A = np.repeat(self.scale, d)
         R_bulk, scale = bulk.residual(u, t)
-        R1 = R_bulk - sysm.T.T @ (Bf.T @ (A * lam.ravel()))
+        R1 = R_bulk - sysm.T.T @ (B.T @ (A * lam.ravel()))
         R2 = A * cr.residual.ravel()
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
                   contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
             T = sysm.T
-            G = self.contact_geometric_stiffness(kin, self.area[:, None] * lam)
+            G = geometric_stiffness(kin, self.scale[:, None] * lam, sysm.n_dofs)
             Ad = sp.diags(A)
             D = -(T.T @ G @ T).tocsr()
             D.eliminate_zeros()
             ev.update(K=bulk.matrix, D=D,
-                      J12=(-(T.T @ Bf.T) @ Ad).tocsc(),
+                      J12=(-(T.T @ B.T) @ Ad).tocsc(),
                       J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
         return Evaluation(**ev)
@@ -399,26 +447,9 @@ class ContactProblem:
                       state: StepState) -> np.ndarray:
         """``K u - f - B^T A lam`` in full numbering (reactions at supports)."""
         kin = self.kinematics(u, t, state)
-        B = self.force_operator(kinematic_operator(kin, self.system.n_dofs))
+        B = kinematic_operator(kin, self.system.n_dofs)
         A = np.repeat(self.area, self.dim)
         return self.system.internal_force(u) - self.system.external_force(t) - B.T @ (A * multiplier.ravel())
-
-    def force_operator(self, B: sp.spmatrix) -> sp.csr_matrix:
-        """``B_f`` of the contact forces ``B_f^T A lam`` from the kinematic operator ``B``.
-
-        ``B`` itself where every slave force stays on its node; quadratic
-        slave surfaces spread it consistently over their facets
-        (:mod:`fecontact.contact.surface`).
-        """
-        return spread_force_operator(B, self.own_dofs, self.spreads) if self.spreads else B
-
-    def contact_geometric_stiffness(self, kin: PairKinematics, weights: np.ndarray) -> sp.csr_matrix:
-        """Derivative of the forces ``B_f^T w`` at fixed ``w``, shape (n_dofs, n_dofs)."""
-        n = self.system.n_dofs
-        if not self.spreads:
-            return geometric_stiffness(kin, weights, n)
-        parts = geometric_stiffness_parts(kin, weights, n, self.own_dofs, self.spreads)
-        return spread_geometric_stiffness(parts, self.spreads)
 
 
 @dataclass(frozen=True)
