@@ -203,6 +203,9 @@ EXPORTS = {
     "hertz2d": ("hertz2d.toml", 3, COARSE_2D),
     "hertz2d_friction": ("hertz2d_friction.toml", 3, COARSE_2D),
     "hertz3d": ("hertz3d.toml", 2, COARSE_3D),
+    # quadratic tetrahedra: vertex multipliers, the forces the transpose of the weighted gaps
+    "hertz3d_p2": ("hertz3d.toml", 1, ['bodies.0.element="P2"', "bodies.0.mesh.h_contact=0.06",
+                                       "bodies.0.mesh.h_far=0.5", "steps.count=1"]),
     "cattaneo3d": ("cattaneo3d.toml", 3, COARSE_CATTANEO_3D),
     "incline_dynamic": ("incline_dynamic.toml", 20, []),
 }

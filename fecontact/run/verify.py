@@ -55,6 +55,12 @@ it re-derives the contact geometry itself:
   pair with gap and slip integrals, take ``B`` from their mortar integrals
   (:func:`fecontact.contact.pairs.pair_kinematics`, without hints); their
   nodal conditions below use the brute-force nodal gap and slip.
+  Quadratic 3D slave surfaces, whose tractions live on the vertices, hold
+  their conditions for the vertices' weighted gaps and slips: the same
+  brute-force nodal values and ``B`` rows combined with the surface's
+  weights (:func:`fecontact.contact.pairs.weighted_row_map`, part of the
+  model like the nodal areas); their midside nodes show interpolated
+  tractions and have no condition of their own.
 
 On these it evaluates the plain conditions (``h`` the nodal length, or
 square root of the nodal area; ``p`` the pressure scale: the largest
