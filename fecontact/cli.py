@@ -100,14 +100,16 @@ def _bench(args) -> int:
 
 
 def _plot(folder, step: int, debug: bool) -> int:
+    from .visuals.results import ResultFolderError
     from .visuals.traction import render
 
     try:
         paths = render(folder, step)
-    except (FileNotFoundError, IndexError, OSError) as err:
+    except (FileNotFoundError, IndexError, OSError, ResultFolderError) as err:
         if debug:
             raise
-        print(f"error: {folder}: {err}", file=sys.stderr)
+        where = "" if isinstance(err, ResultFolderError) else f"{folder}: "
+        print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_INPUT
     for path in paths:
         print(path)

@@ -409,6 +409,54 @@ def test_restart_refuses_a_different_problem_and_a_finished_run(capsys, tmp_path
     assert_one_line_errors(code, err, "no restart.npz")
 
 
+def _damage_restart(out, how):
+    path = out / "restart.npz"
+    if how == "truncated":
+        path.write_bytes(path.read_bytes()[:200])
+    elif how == "empty":
+        path.write_bytes(b"")
+    else:
+        with np.load(path) as z:
+            arrays = {k: z[k] for k in z.files}
+        if how == "meta":
+            arrays["meta"] = np.array("[1, 2]")
+        else:                                             # one contact row short
+            arrays["state.slip"] = arrays["state.slip"][:-1]
+        np.savez(path, **arrays)
+
+
+@pytest.mark.parametrize("how, words", [("truncated", "is not a zip file"), ("empty", "No data left"),
+                                        ("meta", "meta data is a list"),
+                                        ("rows", "'slip' does not have one row per contact node")])
+def test_restart_of_a_damaged_restart_file_is_one_line(capsys, tmp_path, how, words):
+    out = tmp_path / "o"
+    assert cli(capsys, "run", HERTZ, "--out", out, *COARSE, "--quiet")[0] == 0
+    _damage_restart(out, how)
+    code, _, err = cli(capsys, "run", HERTZ, "--restart", out, *COARSE)
+    assert_one_line_errors(code, err, "restart.npz", "damaged restart file", words)
+
+
+@pytest.mark.parametrize("how, words", [
+    ("summary_truncated", ["summary.json", "damaged", "Unterminated"]),
+    ("summary_list", ["summary.json", "damaged", "a JSON list, not an object"]),
+    ("pvd_garbage", [".pvd", "damaged index", "not well-formed"]),
+    ("vtu_deleted", ["step_0001.vtu", "missing", "listed in"])])
+def test_plot_of_a_damaged_result_folder_is_one_line(capsys, tmp_path, how, words):
+    out = tmp_path / "o"
+    assert cli(capsys, "run", HERTZ, "--out", out, *COARSE, "--quiet")[0] == 0
+    summary, pvd = out / "summary.json", next(out.glob("*.pvd"))
+    if how == "summary_truncated":
+        summary.write_text(summary.read_text()[:50])
+    elif how == "summary_list":
+        summary.write_text("[1, 2]")
+    elif how == "pvd_garbage":
+        pvd.write_text("garbage<")
+    else:
+        (out / "step_0001.vtu").unlink()
+    code, _, err = cli(capsys, "plot", out)
+    assert_one_line_errors(code, err, *words)
+
+
 STICKSLIP = CASES / "stickslip.toml"
 SHORT = ["--set", "dynamics.t_end=0.6", "--set", "dynamics.output_every=25", "--quiet"]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -197,13 +198,32 @@ def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:
             arrays = {k: z[k] for k in z.files}
         meta = json.loads(str(arrays.pop("meta")))
         state = state_from(arrays)
-    except (OSError, ValueError, KeyError) as err:
-        raise RestartError(f"{path}: unreadable restart file ({err})") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"its meta data is a {type(meta).__name__}, not a table")
+    # a truncated, empty or altered file: not a zip archive, cut short, missing or
+    # mis-shaped arrays
+    except (OSError, ValueError, KeyError, EOFError, IndexError, TypeError,
+            zipfile.BadZipFile) as err:
+        raise RestartError(f"{path}: damaged restart file ({_one_line(err)})") from None
     if meta.get("fingerprint") != fingerprint(case):
         raise RestartError(f"{path}: was written for a different problem than {case['_path']} "
                            f"(bodies, contact, loads or steps changed; only the solver, output "
                            f"and reference tables may change on restart)")
     if state.u.size != n_dofs:
         raise RestartError(f"{path}: has {state.u.size} DOFs, the case has {n_dofs}")
+    m = np.shape(state.multiplier)[0] if np.ndim(state.multiplier) else -1
+    for name in ("slip", "status", "gap", "normal", "tangent", "facet", "friction", "multiplier_basis"):
+        if np.ndim(getattr(state, name)) == 0 or np.shape(getattr(state, name))[0] != m:
+            raise RestartError(f"{path}: damaged restart file ('{name}' does not have one row per "
+                               f"contact node, as 'multiplier' has {m})")
     extra = {k[len("extra."):]: v for k, v in arrays.items() if k.startswith("extra.")}
-    return Checkpoint(meta["analysis"], int(meta["index"]), state, extra, meta)
+    try:
+        return Checkpoint(str(meta["analysis"]), int(meta["index"]), state, extra, meta)
+    except (KeyError, TypeError, ValueError) as err:
+        raise RestartError(f"{path}: damaged restart file (meta data: {_one_line(err)})") from None
+
+
+def _one_line(err: BaseException) -> str:
+    """An exception's message on one line (its type where it has none)."""
+    text = " ".join(str(err).split())
+    return text or type(err).__name__

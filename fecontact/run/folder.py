@@ -96,7 +96,14 @@ class RunFolder:
             The summary found in the folder (empty if there is none).
         """
         path = self.out / "summary.json"
-        old = json.loads(path.read_text()) if path.is_file() else {}
+        try:
+            old = json.loads(path.read_text()) if path.is_file() else {}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise checkpoint.RestartError(f"{path}: damaged summary ({' '.join(str(err).split())}); "
+                                          f"the steps it records cannot be carried over") from None
+        if not isinstance(old, dict):
+            raise checkpoint.RestartError(f"{path}: damaged summary (a JSON {type(old).__name__}, "
+                                          f"not an object); the steps it records cannot be carried over")
         self.pvd = [tuple(e) for e in cp.meta.get("pvd", [])]
         return old
 

@@ -68,23 +68,56 @@ class ResultFolder:
         ------
         FileNotFoundError
             When the folder has no ``summary.json``.
+        ResultFolderError
+            When a file of the folder is damaged: ``summary.json`` is not a
+            JSON object, the ``.pvd`` index is not a well-formed VTK
+            collection, or a VTU file it lists is missing.
         """
         path = Path(getattr(path, "out_dir", path))
         summary_path = path / "summary.json"
         if not summary_path.is_file():
             raise FileNotFoundError(f"{path}: no summary.json (not a fecontact result folder)")
-        summary = json.loads(summary_path.read_text())
+        try:
+            summary = json.loads(summary_path.read_text())
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ResultFolderError(f"{summary_path}: damaged ({_one_line(err)})") from None
+        if not isinstance(summary, dict):
+            raise ResultFolderError(f"{summary_path}: damaged (a JSON {type(summary).__name__}, "
+                                    f"not an object)")
         steps = []
         pvd = sorted(path.glob("*.pvd"))
         if pvd:
-            root = ElementTree.parse(pvd[0]).getroot()
-            steps = [(float(d.get("timestep")), path / d.get("file")) for d in root.iter("DataSet")]
+            steps = _pvd_steps(pvd[0])
         return ResultFolder(path, summary, steps)
 
     @property
     def dim(self) -> int:
         """Spatial dimension of the run, from the summary (2 when it does not say)."""
         return int(self.summary.get("dim", 2))
+
+
+class ResultFolderError(ValueError):
+    """A damaged file in a result folder (one line: the file and what is wrong)."""
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _pvd_steps(pvd: Path) -> list:
+    """``(time, VTU path)`` of every data set of a ``.pvd`` index; each file must exist."""
+    try:
+        root = ElementTree.parse(pvd).getroot()
+        steps = [(float(d.get("timestep")), pvd.parent / d.get("file")) for d in root.iter("DataSet")]
+    except ElementTree.ParseError as err:
+        raise ResultFolderError(f"{pvd}: damaged index ({_one_line(err)})") from None
+    except (TypeError, ValueError):
+        raise ResultFolderError(f"{pvd}: damaged index (a DataSet without a numeric timestep "
+                                f"or a file)") from None
+    for _, vtu in steps:
+        if not vtu.is_file():
+            raise ResultFolderError(f"{vtu}: missing (listed in {pvd.name})")
+    return steps
 
 
 def to_grid(source, step: int = -1):
