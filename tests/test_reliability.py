@@ -409,6 +409,27 @@ def test_restart_refuses_a_different_problem_and_a_finished_run(capsys, tmp_path
     assert_one_line_errors(code, err, "no restart.npz")
 
 
+@pytest.mark.parametrize("value, words", [
+    ("[0.5, inf]", ["'steps.levels'", "finite", "inf"]),
+    ("[0.5, nan]", ["'steps.levels'", "finite", "nan"]),
+    ('["a"]', ["'steps.levels' must hold numbers", "'a'"]),
+    ("[]", ["'steps.levels'", "increase from above 0"]),
+    ("[0.5, 0.2]", ["'steps.levels'", "increase from above 0"])])
+def test_bad_load_levels_are_refused_before_solving(capsys, value, words):
+    code, _, err = cli(capsys, "check", HERTZ, "--set", f"steps.levels={value}")
+    assert_one_line_errors(code, err, "hertz2d.toml", *words)
+
+
+@pytest.mark.parametrize("value, words", [
+    ("1.5", ["'steps.count' must be a whole number >= 1", "1.5"]),
+    ("0", ["'steps.count' must be a whole number >= 1"]),
+    ("true", ["'steps.count' must be a number", "boolean"]),
+    ("1000000000000", ["'steps.count' = 1000000000000", "more than the 100000"])])
+def test_bad_step_counts_are_refused_before_solving(capsys, value, words):
+    code, _, err = cli(capsys, "check", HERTZ, "--set", f"steps.count={value}")
+    assert_one_line_errors(code, err, "hertz2d.toml", *words)
+
+
 def _damage_restart(out, how):
     path = out / "restart.npz"
     if how == "truncated":

@@ -21,6 +21,7 @@ import numpy as np
 from ..analysis.static import SteppingOptions
 from ..bodies.elasticity import Material
 from ..model import Body, Contact, Model, Tie
+from ..model.model import load_levels
 from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem
 from .bodies import amplitude_of, components_of, mesh_of, where_of
@@ -256,17 +257,7 @@ def build_model(case: dict) -> CaseModel:
                          backend=solver.get("backend", "auto"),
                          dynamics=_dynamics(case["dynamics"], stepping, source),
                          initial_velocity=assembly.initial_velocity, timings=timings)
-    steps = case["steps"]
-    if "levels" in steps:
-        levels = tuple(float(v) for v in steps["levels"])
-    else:
-        count = int(steps.get("count", 1))
-        if count < 1:
-            raise CaseError(f"{source}: 'steps.count' must be >= 1")
-        t_end = float(steps.get("t_end", 1.0))
-        levels = tuple(t_end * (i + 1) / count for i in range(count))
-    if any(b <= a for a, b in zip((0.0,) + levels, levels)):
-        raise CaseError(f"{source}: 'steps.levels' must increase from above 0")
+    levels = _levels(case["steps"], source)
     timings["build"] = time.perf_counter() - tic_build
     return CaseModel(case=case, problem=problem, levels=levels, newton=newton, stepping=stepping,
                      backend=solver.get("backend", "auto"), timings=timings)
@@ -308,3 +299,35 @@ def _dynamics(spec: dict, stepping: SteppingOptions, source: str):
                            contact_mass=spec.get("contact_mass", "consistent"),
                            project_velocities=bool(spec.get("project_velocities", True)),
                            output_every=every, max_cutbacks=stepping.max_cutbacks)
+
+
+#: Most load levels a static case may ask for (a level costs at least one linear solve)
+MAX_LEVELS = 100_000
+
+
+def _levels(steps: dict, source) -> tuple:
+    """The load levels of ``[steps]``, checked as :func:`~fecontact.model.model.load_levels` checks them."""
+    if "levels" in steps:
+        levels = steps["levels"]
+        bad = [v for v in levels if isinstance(v, bool) or not isinstance(v, (int, float))]
+        if bad:
+            raise CaseError(f"{source}: 'steps.levels' must hold numbers, got {bad[0]!r}")
+        if len(levels) > MAX_LEVELS:
+            raise CaseError(f"{source}: 'steps.levels' has {len(levels)} levels, more than the "
+                            f"{MAX_LEVELS} a run may take")
+        try:
+            return load_levels(levels=levels)
+        except (ValueError, OverflowError) as err:
+            raise CaseError(f"{source}: 'steps.levels': {err}, got {list(levels)!r}") from None
+    count = steps.get("count", 1)
+    if isinstance(count, float) and np.isfinite(count) and count.is_integer():
+        count = int(count)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise CaseError(f"{source}: 'steps.count' must be a whole number >= 1, got {count!r}")
+    if count > MAX_LEVELS:
+        raise CaseError(f"{source}: 'steps.count' = {count} is more than the {MAX_LEVELS} load "
+                        f"steps a run may take")
+    try:
+        return load_levels(count, t_end=float(steps.get("t_end", 1.0)))
+    except (ValueError, OverflowError) as err:
+        raise CaseError(f"{source}: 'steps.t_end': {err}") from None
