@@ -430,6 +430,17 @@ def test_bad_step_counts_are_refused_before_solving(capsys, value, words):
     assert_one_line_errors(code, err, "hertz2d.toml", *words)
 
 
+@pytest.mark.parametrize("override, words", [
+    ("solver.max_iterations=-1", ["solver.max_iterations must be a whole number >= 1", "-1"]),
+    ("solver.max_iterations=2.5", ["solver.max_iterations must be a whole number >= 1", "2.5"]),
+    ("solver.max_backtracks=-2", ["solver.max_backtracks must be a whole number >= 0"]),
+    ("solver.tolerance=0.0", ["solver.tolerance must lie between 0 and 1"]),
+    ("solver.tolerance=2.0", ["solver.tolerance must lie between 0 and 1"])])
+def test_bad_newton_options_are_refused_before_solving(capsys, override, words):
+    code, _, err = cli(capsys, "check", HERTZ, "--set", override)
+    assert_one_line_errors(code, err, "hertz2d.toml", *words)
+
+
 def _damage_restart(out, how):
     path = out / "restart.npz"
     if how == "truncated":

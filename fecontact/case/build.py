@@ -188,6 +188,21 @@ def _tie_of(spec: dict, where: str, bodies: dict, source: str) -> Tie:
         raise CaseError(f"{source}: '{where}': {err}") from None
 
 
+def _newton(solver: dict, source) -> NewtonOptions:
+    """The Newton options of the ``solver`` table (``NewtonOptions`` checks them)."""
+    values = {"tolerance": solver.get("tolerance", 1e-9),
+              "max_iterations": solver.get("max_iterations", 30),
+              "max_backtracks": solver.get("max_backtracks", 6)}
+    for key in ("max_iterations", "max_backtracks"):        # 30.0 from a TOML float is 30
+        v = values[key]
+        if isinstance(v, float) and np.isfinite(v) and v.is_integer():
+            values[key] = int(v)
+    try:
+        return NewtonOptions(**values)
+    except (ValueError, TypeError) as err:
+        raise CaseError(f"{source}: solver.{err}") from None
+
+
 def _stepping(solver: dict, source) -> SteppingOptions:
     """The stepping options of the ``solver`` table (``SteppingOptions`` checks them)."""
     max_cutbacks = int(solver.get("max_cutbacks", 6))
@@ -247,9 +262,7 @@ def build_model(case: dict) -> CaseModel:
     problem = assembly.problem
 
     solver = case.get("solver", {})
-    newton = NewtonOptions(tolerance=float(solver.get("tolerance", 1e-9)),
-                           max_iterations=int(solver.get("max_iterations", 30)),
-                           max_backtracks=int(solver.get("max_backtracks", 6)))
+    newton = _newton(solver, source)
     stepping = _stepping(solver, source)
     if dynamic:
         timings["build"] = time.perf_counter() - tic_build

@@ -111,8 +111,8 @@ def solve(args) -> int:
 
     pf = read(args.problem)
     options = {} if args.tolerance is None else {"tolerance": args.tolerance}
-    if args.tolerance is not None and not (np.isfinite(args.tolerance) and args.tolerance > 0.0):
-        raise PFCError(f"--tolerance must be > 0, got {args.tolerance}")
+    if args.tolerance is not None and not (np.isfinite(args.tolerance) and 0.0 < args.tolerance < 1.0):
+        raise PFCError(f"--tolerance must lie between 0 and 1, got {args.tolerance}")
     sol = (solve_ssn if args.solver == "ssn" else solve_nsgs)(pf.problem, **options)
     save_solution(args.out, sol)
     res = sol.residuals

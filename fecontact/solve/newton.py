@@ -54,6 +54,16 @@ class NewtonOptions:
     max_backtracks: int = 6
     armijo: float = 1e-4
 
+    def __post_init__(self):
+        if not (np.isfinite(self.tolerance) and 0.0 < self.tolerance < 1.0):
+            raise ValueError(f"tolerance must lie between 0 and 1, got {self.tolerance!r}")
+        for key, low in (("max_iterations", 1), ("max_backtracks", 0)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"{key} must be a whole number >= {low}, got {value!r}")
+        if not (np.isfinite(self.armijo) and 0.0 < self.armijo < 1.0):
+            raise ValueError(f"armijo must lie between 0 and 1, got {self.armijo!r}")
+
 
 @dataclass(frozen=True)
 class IterationRecord:
