@@ -410,9 +410,9 @@ def test_restart_refuses_a_different_problem_and_a_finished_run(capsys, tmp_path
 
 
 @pytest.mark.parametrize("value, words", [
-    ("[0.5, inf]", ["'steps.levels'", "finite", "inf"]),
-    ("[0.5, nan]", ["'steps.levels'", "finite", "nan"]),
-    ('["a"]', ["'steps.levels' must hold numbers", "'a'"]),
+    ("[0.5, inf]", ["'steps.levels.1' must be a finite number", "inf"]),
+    ("[0.5, nan]", ["'steps.levels.1' must be a finite number", "nan"]),
+    ('["a"]', ["'steps.levels' must be an array of numbers", "entry 0 holds string 'a'"]),
     ("[]", ["'steps.levels'", "increase from above 0"]),
     ("[0.5, 0.2]", ["'steps.levels'", "increase from above 0"])])
 def test_bad_load_levels_are_refused_before_solving(capsys, value, words):
@@ -437,6 +437,20 @@ def test_bad_step_counts_are_refused_before_solving(capsys, value, words):
     ("solver.tolerance=0.0", ["solver.tolerance must lie between 0 and 1"]),
     ("solver.tolerance=2.0", ["solver.tolerance must lie between 0 and 1"])])
 def test_bad_newton_options_are_refused_before_solving(capsys, override, words):
+    code, _, err = cli(capsys, "check", HERTZ, "--set", override)
+    assert_one_line_errors(code, err, "hertz2d.toml", *words)
+
+
+@pytest.mark.parametrize("override, words", [
+    ("bodies.0.material.E=" + "9" * 400, ["'bodies.0.material.E' is out of range"]),
+    ('contact.0.master.normal=["a", 1.0]', ["'contact.0.master.normal' must be an array of numbers",
+                                            "string 'a'"]),
+    ('bodies.0.dirichlet.0.components=[["x"]]', ["'bodies.0.dirichlet.0.components' must be an "
+                                                 "array of names"]),
+    ("bodies.0.dirichlet.0.amplitude=[[0.0, 0.0], [1.0]]", ["'bodies.0.dirichlet.0.amplitude' must "
+                                                           "be an array of [t, a] pairs", "entry 1"]),
+    ("steps.levels=[0.5, 1e400]", ["'steps.levels.1' must be a finite number"])])
+def test_ill_typed_array_entries_are_refused_with_their_key(capsys, override, words):
     code, _, err = cli(capsys, "check", HERTZ, "--set", override)
     assert_one_line_errors(code, err, "hertz2d.toml", *words)
 

@@ -15,9 +15,13 @@ import tomllib
 from pathlib import Path
 
 NUMBER, STRING, BOOL, ARRAY, TABLE = "number", "string", "boolean", "array", "table"
+# arrays with typed entries: of finite numbers (vectors, levels), of names, of [t, a] pairs
+NUMBERS, NAMES, PAIRS = "array of numbers", "array of names", "array of [t, a] pairs"
+#: Largest magnitude of a number in a case file (beyond it a float overflows)
+NUMBER_LIMIT = 1e300
 
-_AMPLITUDE = ARRAY
-_BC = {"boundary": STRING, "point": ARRAY, "component": STRING, "components": ARRAY,
+_AMPLITUDE = PAIRS
+_BC = {"boundary": STRING, "point": NUMBERS, "component": STRING, "components": NAMES,
        "value": NUMBER, "amplitude": _AMPLITUDE, "name": STRING}
 SCHEMA = {
     "name": STRING,
@@ -28,23 +32,23 @@ SCHEMA = {
         "mesh": TABLE,                      # checked against the generator's parameters
         "material": {"E": NUMBER, "nu": NUMBER, "model": STRING, "density": NUMBER},
         "materials": TABLE,                 # subdomain name -> material table
-        "body_force": ARRAY,
-        "initial_velocity": ARRAY,
+        "body_force": NUMBERS,
+        "initial_velocity": NUMBERS,
         "spring": [{"boundary": STRING, "component": STRING, "stiffness": NUMBER,
                     "damping": NUMBER, "anchor_offset": NUMBER, "anchor_velocity": NUMBER,
                     "name": STRING}],
         "dirichlet": [_BC],
         "coupling": [{"boundary": STRING, "component": STRING, "force": NUMBER,
                       "amplitude": _AMPLITUDE, "name": STRING}],
-        "traction": [{"boundary": STRING, "value": ARRAY, "amplitude": _AMPLITUDE}],
+        "traction": [{"boundary": STRING, "value": NUMBERS, "amplitude": _AMPLITUDE}],
         "pressure": [{"boundary": STRING, "value": NUMBER, "amplitude": _AMPLITUDE}],
     }],
     "contact": [{
         "name": STRING,
         "slave": {"body": STRING, "boundary": STRING},
-        "master": {"body": STRING, "boundary": STRING, "obstacle": STRING, "point": ARRAY,
-                   "normal": ARRAY, "center": ARRAY, "radius": NUMBER, "inside": BOOL,
-                   "displacement": ARRAY, "amplitude": _AMPLITUDE},
+        "master": {"body": STRING, "boundary": STRING, "obstacle": STRING, "point": NUMBERS,
+                   "normal": NUMBERS, "center": NUMBERS, "radius": NUMBER, "inside": BOOL,
+                   "displacement": NUMBERS, "amplitude": _AMPLITUDE},
         "friction": {"law": STRING, "mu": NUMBER, "mu_s": NUMBER, "mu_k": NUMBER,
                      "dc": NUMBER, "eps_v": NUMBER},
         "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
@@ -57,7 +61,7 @@ SCHEMA = {
         "master": {"body": STRING, "boundary": STRING},
         "coverage_tolerance": NUMBER,
     }],
-    "steps": {"count": NUMBER, "t_end": NUMBER, "levels": ARRAY},
+    "steps": {"count": NUMBER, "t_end": NUMBER, "levels": NUMBERS},
     "dynamics": {"integrator": STRING, "rho_inf": NUMBER, "dt": NUMBER, "t_end": NUMBER,
                  "initial": STRING, "contact_mass": STRING, "project_velocities": BOOL,
                  "output_every": NUMBER},
@@ -65,8 +69,8 @@ SCHEMA = {
                "max_cutbacks": NUMBER, "max_backtracks": NUMBER, "max_closing": NUMBER},
     "output": {"vtu": BOOL},
     "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
-                  "center": ARRAY, "axis": ARRAY, "direction": ARRAY, "stress": ARRAY,
-                  "spring": STRING, "springs": ARRAY, "contacts": ARRAY, "after": NUMBER},
+                  "center": NUMBERS, "axis": NUMBERS, "direction": NUMBERS, "stress": ARRAY,
+                  "spring": STRING, "springs": NAMES, "contacts": NAMES, "after": NUMBER},
 }
 
 
@@ -106,11 +110,52 @@ def _check(data, schema, where: str, source: str) -> None:
                 raise CaseError(f"{source}: unknown key '{path}'{hint}")
             _check(value, schema[key], path, source)
         return
+    if schema in (NUMBERS, NAMES, PAIRS):
+        _check_entries(data, schema, where, source)
+        return
     got = _type_name(data)
     if got != schema:
-        raise CaseError(f"{source}: '{where}' must be a {schema}, got {got} {data!r}")
-    if got == NUMBER and not math.isfinite(data):
-        raise CaseError(f"{source}: '{where}' must be a finite number, got {data!r}")
+        raise CaseError(f"{source}: '{where}' must be a {schema}, got {got} {_short(data)}")
+    if got == NUMBER:
+        _check_number(data, where, source)
+
+
+def _short(value) -> str:
+    """``repr`` of a value, cut to 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check_number(value, where: str, source: str) -> None:
+    """A finite number of at most :data:`NUMBER_LIMIT` in magnitude (no float overflow)."""
+    if isinstance(value, int) and abs(value) > NUMBER_LIMIT:
+        raise CaseError(f"{source}: '{where}' is out of range (|value| > {NUMBER_LIMIT:g}), "
+                        f"got {_short(value)}")
+    if not math.isfinite(value):
+        raise CaseError(f"{source}: '{where}' must be a finite number, got {value!r}")
+    if abs(value) > NUMBER_LIMIT:
+        raise CaseError(f"{source}: '{where}' is out of range (|value| > {NUMBER_LIMIT:g}), "
+                        f"got {value!r}")
+
+
+def _check_entries(data, kind: str, where: str, source: str) -> None:
+    """An array whose entries are finite numbers, names, or ``[t, a]`` pairs of numbers."""
+    if not isinstance(data, list):
+        raise CaseError(f"{source}: '{where}' must be an {kind}, got {_type_name(data)} {_short(data)}")
+    for i, item in enumerate(data):
+        if kind == NAMES:
+            if not isinstance(item, str):
+                raise CaseError(f"{source}: '{where}' must be an {kind}, entry {i} is "
+                                f"{_type_name(item)} {_short(item)}")
+            continue
+        entries = item if kind == PAIRS else [item]
+        if kind == PAIRS and not (isinstance(item, list) and len(item) == 2):
+            raise CaseError(f"{source}: '{where}' must be an {kind}, entry {i} is {_short(item)}")
+        for value in entries:
+            if _type_name(value) != NUMBER:
+                raise CaseError(f"{source}: '{where}' must be an {kind}, entry {i} holds "
+                                f"{_type_name(value)} {_short(value)}")
+            _check_number(value, f"{where}.{i}", source)
 
 
 def check_mesh_table(mesh: dict, where: str, source: str) -> None:
