@@ -455,6 +455,13 @@ def test_ill_typed_array_entries_are_refused_with_their_key(capsys, override, wo
     assert_one_line_errors(code, err, "hertz2d.toml", *words)
 
 
+@pytest.mark.parametrize("name", ["../../escape", "/tmp/absolute", "", "a b", "x" * 101])
+def test_case_names_that_are_not_plain_file_names_are_refused(capsys, tmp_path, name):
+    code, _, err = cli(capsys, "run", HERTZ, "--out", tmp_path / "o", "--set", f'name="{name}"')
+    assert_one_line_errors(code, err, "'name'", "must be a plain file name")
+    assert not (tmp_path / "o").exists() and not list(tmp_path.parent.glob("*.pvd"))
+
+
 def _damage_restart(out, how):
     path = out / "restart.npz"
     if how == "truncated":

@@ -11,12 +11,15 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
+import re
 import tomllib
 from pathlib import Path
 
 NUMBER, STRING, BOOL, ARRAY, TABLE = "number", "string", "boolean", "array", "table"
 # arrays with typed entries: of finite numbers (vectors, levels), of names, of [t, a] pairs
 NUMBERS, NAMES, PAIRS = "array of numbers", "array of names", "array of [t, a] pairs"
+#: What a case ``name`` may be: it names the output files (``NAME.pvd``) inside the output folder
+CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 #: Largest magnitude of a number in a case file (beyond it a float overflows)
 NUMBER_LIMIT = 1e300
 
@@ -243,6 +246,10 @@ def load_case(path, overrides=()) -> dict:
     for assignment in overrides:
         apply_override(data, assignment, source)
     _check(data, SCHEMA, "", source)
+    if "name" in data and not CASE_NAME.fullmatch(data["name"]):
+        raise CaseError(f"{source}: 'name' = {_short(data['name'])} names the output files, so it "
+                        f"must be a plain file name: letters, digits, '.', '_' or '-', at most 100 "
+                        f"characters, starting with a letter or digit (no paths)")
     for key in ("bodies", "contact"):
         if key not in data:
             raise CaseError(f"{source}: missing required table '{key}'")
