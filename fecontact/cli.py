@@ -263,6 +263,11 @@ def _main(args) -> int:
             return _input_error(args, f"{getattr(args, 'case', None) or args.problem}: {err}")
 
     out = args.out if args.command == "run" else None
+    for flag, folder in (("--out", out), ("--restart", getattr(args, "restart", None))):
+        if folder is not None and not str(folder).strip():
+            print(f"error: {flag} '' names no folder; give the output folder's path",
+                  file=sys.stderr)
+            return EXIT_INPUT
     if args.command == "run" and args.restart is not None:
         if out is not None and Path(out).resolve() != Path(args.restart).resolve():
             print(f"error: --out {out} and --restart {args.restart} name different folders; "

@@ -462,6 +462,12 @@ def test_case_names_that_are_not_plain_file_names_are_refused(capsys, tmp_path, 
     assert not (tmp_path / "o").exists() and not list(tmp_path.parent.glob("*.pvd"))
 
 
+@pytest.mark.parametrize("flag", ["--out", "--restart"])
+def test_an_empty_output_folder_is_refused(capsys, flag):
+    code, _, err = cli(capsys, "run", HERTZ, flag, "")
+    assert_one_line_errors(code, err, f"{flag} ''", "names no folder")
+
+
 def _damage_restart(out, how):
     path = out / "restart.npz"
     if how == "truncated":
