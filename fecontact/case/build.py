@@ -188,15 +188,20 @@ def _tie_of(spec: dict, where: str, bodies: dict, source: str) -> Tie:
         raise CaseError(f"{source}: '{where}': {err}") from None
 
 
+def _whole(value):
+    """A float with an integral value as an int (30.0 from TOML is 30); anything else unchanged."""
+    if isinstance(value, float) and np.isfinite(value) and value.is_integer():
+        return int(value)
+    return value
+
+
 def _newton(solver: dict, source) -> NewtonOptions:
     """The Newton options of the ``solver`` table (``NewtonOptions`` checks them)."""
     values = {"tolerance": solver.get("tolerance", 1e-9),
               "max_iterations": solver.get("max_iterations", 30),
               "max_backtracks": solver.get("max_backtracks", 6)}
-    for key in ("max_iterations", "max_backtracks"):        # 30.0 from a TOML float is 30
-        v = values[key]
-        if isinstance(v, float) and np.isfinite(v) and v.is_integer():
-            values[key] = int(v)
+    for key in ("max_iterations", "max_backtracks"):
+        values[key] = _whole(values[key])
     try:
         return NewtonOptions(**values)
     except (ValueError, TypeError) as err:
@@ -329,9 +334,7 @@ def _levels(steps: dict, source) -> tuple:
             return load_levels(levels=levels)
         except (ValueError, OverflowError) as err:
             raise CaseError(f"{source}: 'steps.levels': {err}, got {list(levels)!r}") from None
-    count = steps.get("count", 1)
-    if isinstance(count, float) and np.isfinite(count) and count.is_integer():
-        count = int(count)
+    count = _whole(steps.get("count", 1))
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise CaseError(f"{source}: 'steps.count' must be a whole number >= 1, got {count!r}")
     if count > MAX_LEVELS:

@@ -4,7 +4,8 @@
   groups as boundary names) and anything meshio reads;
 * :mod:`.output` -- one VTU file per output step (displacement, stress,
   contact pressure, traction, gap, slip, status), the ParaView ``.pvd``
-  index and ``summary.json`` (both replaced atomically).
+  index and ``summary.json`` (both replaced atomically);
+* :mod:`.errors` -- one-line messages about damaged files.
 
 Reading results back for pictures is :mod:`fecontact.visuals.results`;
 restart files are :mod:`fecontact.run.checkpoint`.

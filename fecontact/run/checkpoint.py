@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.errors import one_line
 from ..solve.state import IncrementStart, StepState
 
 RESTART = "restart.npz"
@@ -204,7 +205,7 @@ def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:
     # mis-shaped arrays
     except (OSError, ValueError, KeyError, EOFError, IndexError, TypeError,
             zipfile.BadZipFile) as err:
-        raise RestartError(f"{path}: damaged restart file ({_one_line(err)})") from None
+        raise RestartError(f"{path}: damaged restart file ({one_line(err)})") from None
     if meta.get("fingerprint") != fingerprint(case):
         raise RestartError(f"{path}: was written for a different problem than {case['_path']} "
                            f"(bodies, contact, loads or steps changed; only the solver, output "
@@ -220,10 +221,5 @@ def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:
     try:
         return Checkpoint(str(meta["analysis"]), int(meta["index"]), state, extra, meta)
     except (KeyError, TypeError, ValueError) as err:
-        raise RestartError(f"{path}: damaged restart file (meta data: {_one_line(err)})") from None
+        raise RestartError(f"{path}: damaged restart file (meta data: {one_line(err)})") from None
 
-
-def _one_line(err: BaseException) -> str:
-    """An exception's message on one line (its type where it has none)."""
-    text = " ".join(str(err).split())
-    return text or type(err).__name__

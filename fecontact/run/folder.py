@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..io.errors import one_line
 from ..io.output import write_pvd, write_summary, write_vtu
 from . import checkpoint
 from .interrupts import critical
@@ -99,7 +100,7 @@ class RunFolder:
         try:
             old = json.loads(path.read_text()) if path.is_file() else {}
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise checkpoint.RestartError(f"{path}: damaged summary ({' '.join(str(err).split())}); "
+            raise checkpoint.RestartError(f"{path}: damaged summary ({one_line(err)}); "
                                           f"the steps it records cannot be carried over") from None
         if not isinstance(old, dict):
             raise checkpoint.RestartError(f"{path}: damaged summary (a JSON {type(old).__name__}, "

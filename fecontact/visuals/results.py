@@ -29,6 +29,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from ..friction.status import Status
+from ..io.errors import one_line
 
 STATUS_NAMES = tuple(status.name.lower() for status in Status)
 
@@ -80,7 +81,7 @@ class ResultFolder:
         try:
             summary = json.loads(summary_path.read_text())
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ResultFolderError(f"{summary_path}: damaged ({_one_line(err)})") from None
+            raise ResultFolderError(f"{summary_path}: damaged ({one_line(err)})") from None
         if not isinstance(summary, dict):
             raise ResultFolderError(f"{summary_path}: damaged (a JSON {type(summary).__name__}, "
                                     f"not an object)")
@@ -100,17 +101,13 @@ class ResultFolderError(ValueError):
     """A damaged file in a result folder (one line: the file and what is wrong)."""
 
 
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
-
-
 def _pvd_steps(pvd: Path) -> list:
     """``(time, VTU path)`` of every data set of a ``.pvd`` index; each file must exist."""
     try:
         root = ElementTree.parse(pvd).getroot()
         steps = [(float(d.get("timestep")), pvd.parent / d.get("file")) for d in root.iter("DataSet")]
     except ElementTree.ParseError as err:
-        raise ResultFolderError(f"{pvd}: damaged index ({_one_line(err)})") from None
+        raise ResultFolderError(f"{pvd}: damaged index ({one_line(err)})") from None
     except (TypeError, ValueError):
         raise ResultFolderError(f"{pvd}: damaged index (a DataSet without a numeric timestep "
                                 f"or a file)") from None
