@@ -77,6 +77,31 @@ def assert_one_line_errors(code, err, *fragments, lines=1):
      ["'contact.0'", "point away from the master", "flip the obstacle's normal"]),
     (["contact.0.master.point=[0.0, 0.01]"],
      ["'contact.0'", "initial penetration 0.01", "node", "'disc'", "penetration_tolerance"]),
+    # load levels and step counts
+    (["steps.levels=[0.5, inf]"], ["'steps.levels.1' must be a finite number", "inf"]),
+    (["steps.levels=[0.5, nan]"], ["'steps.levels.1' must be a finite number", "nan"]),
+    (['steps.levels=["a"]'], ["'steps.levels' must be an array of numbers", "entry 0 holds string 'a'"]),
+    (["steps.levels=[]"], ["'steps.levels'", "increase from above 0"]),
+    (["steps.levels=[0.5, 0.2]"], ["'steps.levels'", "increase from above 0"]),
+    (["steps.count=1.5"], ["'steps.count' must be a whole number >= 1", "1.5"]),
+    (["steps.count=0"], ["'steps.count' must be a whole number >= 1"]),
+    (["steps.count=true"], ["'steps.count' must be a number", "boolean"]),
+    (["steps.count=1000000000000"], ["'steps.count' = 1000000000000", "more than the 100000"]),
+    # Newton options
+    (["solver.max_iterations=-1"], ["solver.max_iterations must be a whole number >= 1", "-1"]),
+    (["solver.max_iterations=2.5"], ["solver.max_iterations must be a whole number >= 1", "2.5"]),
+    (["solver.max_backtracks=-2"], ["solver.max_backtracks must be a whole number >= 0"]),
+    (["solver.tolerance=0.0"], ["solver.tolerance must lie between 0 and 1"]),
+    (["solver.tolerance=2.0"], ["solver.tolerance must lie between 0 and 1"]),
+    # entries of arrays, and numbers out of range
+    (["bodies.0.material.E=" + "9" * 400], ["'bodies.0.material.E' is out of range"]),
+    (['contact.0.master.normal=["a", 1.0]'],
+     ["'contact.0.master.normal' must be an array of numbers", "string 'a'"]),
+    (['bodies.0.dirichlet.0.components=[["x"]]'],
+     ["'bodies.0.dirichlet.0.components' must be an array of names"]),
+    (["bodies.0.dirichlet.0.amplitude=[[0.0, 0.0], [1.0]]"],
+     ["'bodies.0.dirichlet.0.amplitude' must be an array of [t, a] pairs", "entry 1"]),
+    (["steps.levels=[0.5, 1e400]"], ["'steps.levels.1' must be a finite number"]),
 ])
 def test_bad_model_gives_one_line_naming_the_place(capsys, tmp_path, overrides, fragments):
     args = [a for o in overrides for a in ("--set", o)]
@@ -407,52 +432,6 @@ def test_restart_refuses_a_different_problem_and_a_finished_run(capsys, tmp_path
     assert_one_line_errors(code, err, "complete", "nothing to continue")
     code, _, err = cli(capsys, "run", HERTZ, "--restart", tmp_path / "none", *COARSE)
     assert_one_line_errors(code, err, "no restart.npz")
-
-
-@pytest.mark.parametrize("value, words", [
-    ("[0.5, inf]", ["'steps.levels.1' must be a finite number", "inf"]),
-    ("[0.5, nan]", ["'steps.levels.1' must be a finite number", "nan"]),
-    ('["a"]', ["'steps.levels' must be an array of numbers", "entry 0 holds string 'a'"]),
-    ("[]", ["'steps.levels'", "increase from above 0"]),
-    ("[0.5, 0.2]", ["'steps.levels'", "increase from above 0"])])
-def test_bad_load_levels_are_refused_before_solving(capsys, value, words):
-    code, _, err = cli(capsys, "check", HERTZ, "--set", f"steps.levels={value}")
-    assert_one_line_errors(code, err, "hertz2d.toml", *words)
-
-
-@pytest.mark.parametrize("value, words", [
-    ("1.5", ["'steps.count' must be a whole number >= 1", "1.5"]),
-    ("0", ["'steps.count' must be a whole number >= 1"]),
-    ("true", ["'steps.count' must be a number", "boolean"]),
-    ("1000000000000", ["'steps.count' = 1000000000000", "more than the 100000"])])
-def test_bad_step_counts_are_refused_before_solving(capsys, value, words):
-    code, _, err = cli(capsys, "check", HERTZ, "--set", f"steps.count={value}")
-    assert_one_line_errors(code, err, "hertz2d.toml", *words)
-
-
-@pytest.mark.parametrize("override, words", [
-    ("solver.max_iterations=-1", ["solver.max_iterations must be a whole number >= 1", "-1"]),
-    ("solver.max_iterations=2.5", ["solver.max_iterations must be a whole number >= 1", "2.5"]),
-    ("solver.max_backtracks=-2", ["solver.max_backtracks must be a whole number >= 0"]),
-    ("solver.tolerance=0.0", ["solver.tolerance must lie between 0 and 1"]),
-    ("solver.tolerance=2.0", ["solver.tolerance must lie between 0 and 1"])])
-def test_bad_newton_options_are_refused_before_solving(capsys, override, words):
-    code, _, err = cli(capsys, "check", HERTZ, "--set", override)
-    assert_one_line_errors(code, err, "hertz2d.toml", *words)
-
-
-@pytest.mark.parametrize("override, words", [
-    ("bodies.0.material.E=" + "9" * 400, ["'bodies.0.material.E' is out of range"]),
-    ('contact.0.master.normal=["a", 1.0]', ["'contact.0.master.normal' must be an array of numbers",
-                                            "string 'a'"]),
-    ('bodies.0.dirichlet.0.components=[["x"]]', ["'bodies.0.dirichlet.0.components' must be an "
-                                                 "array of names"]),
-    ("bodies.0.dirichlet.0.amplitude=[[0.0, 0.0], [1.0]]", ["'bodies.0.dirichlet.0.amplitude' must "
-                                                           "be an array of [t, a] pairs", "entry 1"]),
-    ("steps.levels=[0.5, 1e400]", ["'steps.levels.1' must be a finite number"])])
-def test_ill_typed_array_entries_are_refused_with_their_key(capsys, override, words):
-    code, _, err = cli(capsys, "check", HERTZ, "--set", override)
-    assert_one_line_errors(code, err, "hertz2d.toml", *words)
 
 
 @pytest.mark.parametrize("name", ["../../escape", "/tmp/absolute", "", "a b", "x" * 101])
