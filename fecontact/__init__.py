@@ -40,37 +40,111 @@ Importing :mod:`fecontact` does not import pyvista or matplotlib; the
 pictures live in :mod:`fecontact.visuals`.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from .analysis.dynamic import DynamicAnalysis
-from .analysis.dynamic_records import DynamicsOptions, DynamicState
-from .analysis.static import SteppingOptions, StepRecord, run_steps
-from .bodies.body import ElasticBody
-from .bodies.elasticity import Material
-from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
-from .case.build import CaseModel, build_model
-from .case.schema import CaseError, load_case
-from .contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
-from .contact.pairs import ContactPair
-from .contact.surface import ContactSurface, contact_surface
-from .friction import (Coulomb, FrictionLaw, FrictionResponse, Frictionless, SmoothIPC,
-                       StaticKinetic, Status, VelocityDependent, status_counts)
-from .io.meshfile import load_mesh
-from .model import Body, Contact, LinearElastic, Model, PairFields, Solution, Tie
-from .run.result import RunResult
-from .run.static import prepare
-from .run.static import run as run_case
-from .run.verify import ResidualCheck, residual_check
-from .solve.backends import make_backend
-from .solve.bulk import BulkTerms, StaticBulk
-from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
-from .solve.problem import ContactProblem, Evaluation, Increment, automatic_augmentation
-from .solve.state import IncrementStart, StepState
+from .lazy import lazy_exports
 
-try:
-    __version__ = version("fecontact")
-except PackageNotFoundError:          # a source tree that was never installed
-    __version__ = "unknown"
+if TYPE_CHECKING:                      # what static tools and editors see
+    from .analysis.dynamic import DynamicAnalysis
+    from .analysis.dynamic_records import DynamicsOptions, DynamicState
+    from .analysis.static import SteppingOptions, StepRecord, run_steps
+    from .bodies.body import ElasticBody
+    from .bodies.elasticity import Material
+    from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
+    from .case.build import CaseModel, build_model
+    from .case.schema import CaseError, load_case
+    from .contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
+    from .contact.pairs import ContactPair
+    from .contact.surface import ContactSurface, contact_surface
+    from .friction import (Coulomb, FrictionLaw, FrictionResponse, Frictionless, SmoothIPC,
+                           StaticKinetic, Status, VelocityDependent, status_counts)
+    from .io.meshfile import load_mesh
+    from .model import Body, Contact, LinearElastic, Model, PairFields, Solution, Tie
+    from .run.result import RunResult
+    from .run.static import prepare
+    from .run.static import run as run_case
+    from .run.verify import ResidualCheck, residual_check
+    from .solve.backends import make_backend
+    from .solve.bulk import BulkTerms, StaticBulk
+    from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
+    from .solve.problem import ContactProblem, Evaluation, Increment, automatic_augmentation
+    from .solve.state import IncrementStart, StepState
+
+#: public name -> the module it comes from (imported on first use: ``fecontact.lazy``)
+_EXPORTS = {
+    "DynamicAnalysis": ".analysis.dynamic",
+    "DynamicsOptions": ".analysis.dynamic_records",
+    "DynamicState": ".analysis.dynamic_records",
+    "SteppingOptions": ".analysis.static",
+    "StepRecord": ".analysis.static",
+    "run_steps": ".analysis.static",
+    "ElasticBody": ".bodies.body",
+    "Material": ".bodies.elasticity",
+    "Amplitude": ".bodies.system",
+    "BulkSystem": ".bodies.system",
+    "Coupling": ".bodies.system",
+    "Dirichlet": ".bodies.system",
+    "Load": ".bodies.system",
+    "Spring": ".bodies.system",
+    "build_system": ".bodies.system",
+    "CaseModel": ".case.build",
+    "build_model": ".case.build",
+    "CaseError": ".case.schema",
+    "load_case": ".case.schema",
+    "RigidCircle": ".contact.obstacles",
+    "RigidLine": ".contact.obstacles",
+    "RigidPlane": ".contact.obstacles",
+    "RigidSphere": ".contact.obstacles",
+    "ContactPair": ".contact.pairs",
+    "ContactSurface": ".contact.surface",
+    "contact_surface": ".contact.surface",
+    "Coulomb": ".friction",
+    "FrictionLaw": ".friction",
+    "FrictionResponse": ".friction",
+    "Frictionless": ".friction",
+    "SmoothIPC": ".friction",
+    "StaticKinetic": ".friction",
+    "Status": ".friction",
+    "VelocityDependent": ".friction",
+    "status_counts": ".friction",
+    "load_mesh": ".io.meshfile",
+    "Body": ".model",
+    "Contact": ".model",
+    "LinearElastic": ".model",
+    "Model": ".model",
+    "PairFields": ".model",
+    "Solution": ".model",
+    "Tie": ".model",
+    "RunResult": ".run.result",
+    "prepare": ".run.static",
+    "run_case": (".run.static", "run"),
+    "ResidualCheck": ".run.verify",
+    "residual_check": ".run.verify",
+    "make_backend": ".solve.backends",
+    "BulkTerms": ".solve.bulk",
+    "StaticBulk": ".solve.bulk",
+    "NewtonOptions": ".solve.newton",
+    "NewtonResult": ".solve.newton",
+    "semismooth_newton": ".solve.newton",
+    "ContactProblem": ".solve.problem",
+    "Evaluation": ".solve.problem",
+    "Increment": ".solve.problem",
+    "automatic_augmentation": ".solve.problem",
+    "IncrementStart": ".solve.state",
+    "StepState": ".solve.state",
+}
+_lazy_getattr, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+def __getattr__(name: str):
+    if name == "__version__":                    # importlib.metadata is slow to import
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("fecontact")
+        except PackageNotFoundError:          # a source tree that was never installed
+            return "unknown"
+    return _lazy_getattr(name)
 
 __all__ = [
     # the model API

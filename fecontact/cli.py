@@ -1,7 +1,8 @@
-"""Command line: ``fecontact run|check|plot|bench|pfc``.
+"""Command line: ``fecontact run|check|schema|plot|bench|pfc``.
 
 ``fecontact run CASE.toml [--out DIR] [--set key.path=value ...] [--restart OUT_DIR]``
 solves a case; ``fecontact check CASE.toml`` validates it without solving;
+``fecontact schema`` prints the JSON Schema of case files;
 ``fecontact plot OUT_DIR`` renders a result folder; ``fecontact bench``
 times contact solves against a linear solve over mesh sizes (:mod:`fecontact.run.bench`); ``fecontact pfc
 export|solve`` writes and solves Siconos' global frictional contact problem
@@ -20,9 +21,7 @@ import tomllib
 import warnings
 from pathlib import Path
 
-import numpy as np
-
-from .case.schema import CaseError
+from .run.interrupts import Interrupted, handled
 
 EXIT_INPUT, EXIT_FAILED = 2, 3
 
@@ -46,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
                        help="override a scalar entry of the case file (repeatable)")
     check.add_argument("--debug", action="store_true", help="show tracebacks")
+    schema = sub.add_parser("schema", help="print the JSON Schema of case files")
+    schema.add_argument("--out", default=None, help="write it to this file instead")
+    schema.add_argument("--debug", action="store_true", help="show tracebacks")
     plot = sub.add_parser("plot", help="render the figures of a result folder (PNG, off-screen)")
     plot.add_argument("out", help="result folder (with summary.json)")
     plot.add_argument("--step", type=int, default=-1, help="output step (default: the last)")
@@ -135,6 +137,8 @@ def step_table(summary: dict, max_rows: int = 40) -> str:
             f"{'cutbacks' if not dynamic else 'energy':>10} {'residual' if not dynamic else '':>9} "
             f"{'open':>6} {'stick':>6} {'slip':>6}")
     rows = [head, "-" * len(head)]
+    import numpy as np
+
     index = np.unique(np.linspace(0, len(steps) - 1, min(max_rows, len(steps))).round().astype(int))
     for i in index:
         st = steps[i]
@@ -198,14 +202,38 @@ def _check(args) -> int:
 
 
 def main(argv=None) -> int:
-    """The ``fecontact`` command: run, check, plot, bench or pfc; returns the exit status."""
-    args = _parser().parse_args(argv)
-    with warnings.catch_warnings():
-        if not args.debug:
-            # non-finite values are detected and reported where they appear (one line);
-            # numpy's floating-point warnings would only add noise to stderr
-            warnings.filterwarnings("ignore", category=RuntimeWarning)
-        return _main(args)
+    """The ``fecontact`` command: run, check, schema, plot, bench or pfc; returns the exit status.
+
+    SIGINT and SIGTERM end the command with one line and status 130 or 143 at
+    any moment, also while numpy, scipy and scikit-fem are being imported or
+    the model is built (the handlers are installed before those imports).
+    """
+    with handled():
+        try:
+            args = _parser().parse_args(argv)
+            with warnings.catch_warnings():
+                if not args.debug:
+                    # non-finite values are detected and reported where they appear (one line);
+                    # numpy's floating-point warnings would only add noise to stderr
+                    warnings.filterwarnings("ignore", category=RuntimeWarning)
+                return _main(args)
+        except Interrupted as err:
+            return _interrupted(err)
+
+
+def _interrupted(err: Interrupted) -> int:
+    """One line for a run or command stopped by a signal; the status ``128 + signum``."""
+    folder = getattr(err, "folder", None)
+    if folder is not None and (Path(folder) / "restart.npz").is_file():
+        case = getattr(err, "case", "CASE")
+        print(f"interrupted by {err.name}: the steps written so far are in {folder}; continue "
+              f"with: fecontact run {case} --restart {folder}", file=sys.stderr)
+    elif folder is not None:
+        print(f"interrupted by {err.name} before the first step was written to {folder}",
+              file=sys.stderr)
+    else:
+        print(f"interrupted by {err.name}; nothing was written", file=sys.stderr)
+    return 128 + err.signum
 
 
 def _static_summary_line(s: dict, out_dir) -> str:
@@ -241,13 +269,34 @@ def _static_summary_line(s: dict, out_dir) -> str:
             f"{t['total']:.2f} s{ratio}; results in {out_dir}")
 
 
+def _schema(args) -> int:
+    """Print (or write) the JSON Schema of case files."""
+    import json
+
+    from .case.types import case_schema
+    from .io.atomic import write_text
+
+    text = json.dumps(case_schema(), indent=2) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        write_text(args.out, text)
+    except OSError as err:
+        return _bad_option(f"--out {args.out}: cannot write the schema ({err.strerror or err})")
+    return 0
+
+
 def _main(args) -> int:
+    if args.command == "schema":
+        return _schema(args)
     if args.command == "plot":
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
         return _plot(args.out, args.step, args.debug)
     _configure_logging(getattr(args, "quiet", False), getattr(args, "verbose", False))
+    from .case.schema import CaseError
     from .run.checkpoint import RestartError
-    from .run.interrupts import Interrupted
+    from .run.folder import OutputError
     from .pfc.problem import PFCError
 
     if args.command == "bench":
@@ -280,14 +329,11 @@ def _main(args) -> int:
         from .run.static import run
 
         result = run(args.case, out, args.overrides, restart=args.restart is not None)
-    except (CaseError, RestartError) as err:
+    except (CaseError, RestartError, OutputError) as err:
         return _input_error(args, err)
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        return _input_error(args, f"{args.case}: {err}")
-    except Interrupted as err:
-        print(f"interrupted by {err.name}: the steps written so far are in {out or 'out/'}; "
-              f"continue with --restart", file=sys.stderr)
-        return 128 + err.signum
+    except OSError as err:                 # a file the run writes or reads: name it
+        where = err.filename if err.filename is not None else args.case
+        return _input_error(args, f"{where}: {err.strerror or err}")
     s = result.summary
     t = s["timings"]
     status = "converged" if s["converged"] else "NOT converged"

@@ -283,7 +283,7 @@ def test_a_linear_solve_that_fails_is_named_in_newtons_reason():
                        "only by contact"),
     ("stickslip", "factorization", "'solver.backend' = 'factorization' needs every body supported, "
                                    "but 'block' is held only by contact"),
-    ("hertz2d", "magic", "'solver.backend' = 'magic' is not a backend; choose one of auto, direct"),
+    ("hertz2d", "magic", "'solver.backend' = 'magic' is unknown; choose one of amg, auto, direct"),
 ])
 def test_unusable_backends_are_one_line_input_errors(case, backend, message, tmp_path, capsys):
     from fecontact.cli import main

@@ -21,6 +21,7 @@ import numpy as np
 import skfem
 from skfem.helpers import ddot, dot, eye, sym_grad, trace
 
+from ..fields import NonNegative, Poisson, Positive, validate
 from .p1 import p1_displacement_gradients, p1_stiffness
 
 PLANE_MODELS = ("plane_strain", "plane_stress")
@@ -43,18 +44,13 @@ class Material:
         dynamic analyses use it.
     """
 
-    E: float
-    nu: float
+    E: Positive
+    nu: Poisson
     model: str = "plane_strain"
-    density: float = 0.0
+    density: NonNegative = 0.0
 
     def __post_init__(self):
-        if not self.E > 0:
-            raise ValueError(f"Young's modulus E must be > 0, got {self.E}")
-        if not -1.0 < self.nu < 0.5:
-            raise ValueError(f"Poisson ratio nu must lie in (-1, 0.5), got {self.nu}")
-        if not (np.isfinite(self.density) and self.density >= 0.0):
-            raise ValueError(f"density must be >= 0, got {self.density}")
+        validate(self)          # the ranges of the case-file schema (fecontact.fields)
         if self.model not in PLANE_MODELS:
             raise ValueError(f"material model must be one of {PLANE_MODELS}, got {self.model!r}")
 

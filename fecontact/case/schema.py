@@ -1,187 +1,195 @@
-"""Case files: declarative TOML, dotted-path overrides and validation.
+"""Case files: declarative TOML, dotted-path overrides and validation against the typed schema.
 
 A case is read into plain dicts, ``--set key.path=value`` overrides are
-applied, and the result is checked against :data:`SCHEMA` before anything is
-built.  Every problem is reported as one :class:`CaseError` line naming the
-file and the key.
+applied, and the result is converted to the typed schema
+(:class:`fecontact.case.types.CaseFile`, msgspec structs) before anything is
+built: keys, types, ranges, array lengths, cross-field rules and the memory
+a generated mesh would need.  Every problem is reported as one
+:class:`CaseError` line naming the file and the dotted key.
 """
 
 from __future__ import annotations
 
 import difflib
-import inspect
-import math
 import re
 import tomllib
 from pathlib import Path
 
-NUMBER, STRING, BOOL, ARRAY, TABLE = "number", "string", "boolean", "array", "table"
-# arrays with typed entries: of finite numbers (vectors, levels), of names, of [t, a] pairs
-NUMBERS, NAMES, PAIRS = "array of numbers", "array of names", "array of [t, a] pairs"
-#: What a case ``name`` may be: it names the output files (``NAME.pvd``) inside the output folder
-CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-#: Largest magnitude of a number in a case file (beyond it a float overflows)
-NUMBER_LIMIT = 1e300
+import msgspec
+from msgspec import inspect as mi
 
-_AMPLITUDE = PAIRS
-_BC = {"boundary": STRING, "point": NUMBERS, "component": STRING, "components": NAMES,
-       "value": NUMBER, "amplitude": _AMPLITUDE, "name": STRING}
-SCHEMA = {
-    "name": STRING,
-    "description": STRING,
-    "bodies": [{
-        "name": STRING,
-        "element": STRING,
-        "mesh": TABLE,                      # checked against the generator's parameters
-        "material": {"E": NUMBER, "nu": NUMBER, "model": STRING, "density": NUMBER},
-        "materials": TABLE,                 # subdomain name -> material table
-        "body_force": NUMBERS,
-        "initial_velocity": NUMBERS,
-        "spring": [{"boundary": STRING, "component": STRING, "stiffness": NUMBER,
-                    "damping": NUMBER, "anchor_offset": NUMBER, "anchor_velocity": NUMBER,
-                    "name": STRING}],
-        "dirichlet": [_BC],
-        "coupling": [{"boundary": STRING, "component": STRING, "force": NUMBER,
-                      "amplitude": _AMPLITUDE, "name": STRING}],
-        "traction": [{"boundary": STRING, "value": NUMBERS, "amplitude": _AMPLITUDE}],
-        "pressure": [{"boundary": STRING, "value": NUMBER, "amplitude": _AMPLITUDE}],
-    }],
-    "contact": [{
-        "name": STRING,
-        "slave": {"body": STRING, "boundary": STRING},
-        "master": {"body": STRING, "boundary": STRING, "obstacle": STRING, "point": NUMBERS,
-                   "normal": NUMBERS, "center": NUMBERS, "radius": NUMBER, "inside": BOOL,
-                   "displacement": NUMBERS, "amplitude": _AMPLITUDE},
-        "friction": {"law": STRING, "mu": NUMBER, "mu_s": NUMBER, "mu_k": NUMBER,
-                     "dc": NUMBER, "eps_v": NUMBER},
-        "c_n": NUMBER, "c_t": NUMBER, "augmentation_factor": NUMBER,
-        "formulation": STRING, "two_pass": BOOL, "enforcement": STRING, "penalty_factor": NUMBER,
-        "penetration_tolerance": NUMBER,
-    }],
-    "tie": [{
-        "name": STRING,
-        "slave": {"body": STRING, "boundary": STRING},
-        "master": {"body": STRING, "boundary": STRING},
-        "coverage_tolerance": NUMBER,
-    }],
-    "steps": {"count": NUMBER, "t_end": NUMBER, "levels": NUMBERS},
-    "dynamics": {"integrator": STRING, "rho_inf": NUMBER, "dt": NUMBER, "t_end": NUMBER,
-                 "initial": STRING, "contact_mass": STRING, "project_velocities": BOOL,
-                 "output_every": NUMBER},
-    "solver": {"backend": STRING, "tolerance": NUMBER, "max_iterations": NUMBER,
-               "max_cutbacks": NUMBER, "max_backtracks": NUMBER, "max_closing": NUMBER},
-    "output": {"vtu": BOOL},
-    "reference": {"type": STRING, "contact": STRING, "radius": NUMBER, "center_x": NUMBER,
-                  "center": NUMBERS, "axis": NUMBERS, "direction": NUMBERS, "stress": ARRAY,
-                  "spring": STRING, "springs": NAMES, "contacts": NAMES, "after": NUMBER},
-}
+from ..fields import phrase, short
+from .meshes import BYTES_PER_DOF, MESH_TABLES, memory_bytes, mesh_estimate
+from .types import CaseFile
+
+#: Largest number of nested tables or arrays a case file may have
+MAX_DEPTH = 12
+_LOCATION = re.compile(r"^(.*) - at `\$(.*)`$", re.S)
+_P2_DOFS = {2: 4.0, 3: 8.0}              # DOFs of P2 over P1 on the same vertices (about)
 
 
 class CaseError(Exception):
     """A problem with a case file, reported as one line."""
 
 
-def _type_name(value) -> str:
-    if isinstance(value, bool):
-        return BOOL
-    if isinstance(value, (int, float)):
-        return NUMBER
-    if isinstance(value, str):
-        return STRING
-    if isinstance(value, list):
-        return ARRAY
-    if isinstance(value, dict):
-        return TABLE
-    return type(value).__name__
+def _parts(location: str) -> list:
+    """``.bodies[0].material.E`` as ``["bodies", 0, "material", "E"]`` (``[...]``: a table's entry)."""
+    return [... if p == "[...]" else int(p[1:-1]) if p.startswith("[") else p
+            for p in re.findall(r"\[\.\.\.\]|\[\d+\]|[^.\[\]]+", location)]
 
 
-def _check(data, schema, where: str, source: str) -> None:
-    if isinstance(schema, list):
-        if not isinstance(data, list):
-            raise CaseError(f"{source}: '{where}' must be an array of tables, got {_type_name(data)}")
-        for i, item in enumerate(data):
-            _check(item, schema[0], f"{where}.{i}", source)
-        return
-    if isinstance(schema, dict):
-        if not isinstance(data, dict):
-            raise CaseError(f"{source}: '{where}' must be a table, got {_type_name(data)}")
-        for key, value in data.items():
-            path = f"{where}.{key}" if where else key
-            if key not in schema:
-                close = difflib.get_close_matches(key, list(schema), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
-                raise CaseError(f"{source}: unknown key '{path}'{hint}")
-            _check(value, schema[key], path, source)
-        return
-    if schema in (NUMBERS, NAMES, PAIRS):
-        _check_entries(data, schema, where, source)
-        return
-    got = _type_name(data)
-    if got != schema:
-        raise CaseError(f"{source}: '{where}' must be a {schema}, got {got} {_short(data)}")
-    if got == NUMBER:
-        _check_number(data, where, source)
+def _resolve(data, parts) -> list:
+    """``parts`` with each ``...`` (msgspec does not name table keys) replaced by the bad key."""
+    out, node = [], data
+    for i, part in enumerate(parts):
+        if part is ... and isinstance(node, dict):
+            kinds = [t.cls for t in _types_at(out + [next(iter(node), "")])
+                     if isinstance(t, mi.StructType)]
+            part = next(iter(node), "?")
+            for key, value in node.items():
+                try:
+                    for kind in kinds:
+                        msgspec.convert(value, kind, strict=True)
+                except msgspec.ValidationError:
+                    part = key
+                    break
+        out.append(part)
+        node = _value_at(node, [part])
+    return out
 
 
-def _short(value) -> str:
-    """``repr`` of a value, cut to 80 characters."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+def _value_at(data, parts):
+    for part in parts:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return msgspec.UNSET
+    return data
 
 
-def _check_number(value, where: str, source: str) -> None:
-    """A finite number of at most :data:`NUMBER_LIMIT` in magnitude (no float overflow)."""
-    if isinstance(value, int) and abs(value) > NUMBER_LIMIT:
-        raise CaseError(f"{source}: '{where}' is out of range (|value| > {NUMBER_LIMIT:g}), "
-                        f"got {_short(value)}")
-    if not math.isfinite(value):
-        raise CaseError(f"{source}: '{where}' must be a finite number, got {value!r}")
-    if abs(value) > NUMBER_LIMIT:
-        raise CaseError(f"{source}: '{where}' is out of range (|value| > {NUMBER_LIMIT:g}), "
-                        f"got {value!r}")
+def _unwrap(info):
+    """The struct, literal or container types behind Metadata and ``| UNSET`` unions."""
+    while isinstance(info, mi.Metadata):
+        info = info.type
+    if isinstance(info, mi.UnionType):
+        return [t for member in info.types for t in _unwrap(member)]
+    return [info]
 
 
-def _check_entries(data, kind: str, where: str, source: str) -> None:
-    """An array whose entries are finite numbers, names, or ``[t, a]`` pairs of numbers."""
-    if not isinstance(data, list):
-        raise CaseError(f"{source}: '{where}' must be an {kind}, got {_type_name(data)} {_short(data)}")
-    for i, item in enumerate(data):
-        if kind == NAMES:
-            if not isinstance(item, str):
-                raise CaseError(f"{source}: '{where}' must be an {kind}, entry {i} is "
-                                f"{_type_name(item)} {_short(item)}")
+def _types_at(parts) -> list:
+    """The schema types at a path into a case (several where a union is open)."""
+    here = [mi.type_info(CaseFile)]
+    for part in parts:
+        nxt = []
+        for info in (t for h in here for t in _unwrap(h)):
+            if isinstance(info, mi.StructType):
+                nxt += [f.type for f in info.fields if f.encode_name == part]
+            elif isinstance(info, (mi.ListType, mi.TupleType, mi.VarTupleType)):
+                nxt += [getattr(info, "item_type", None) or info.item_types[part]]
+            elif isinstance(info, mi.DictType):
+                nxt.append(info.value_type)
+        here = nxt
+    return [t for h in here for t in _unwrap(h)]
+
+
+def _field_names(parts) -> list:
+    return sorted({f.encode_name for t in _types_at(parts) if isinstance(t, mi.StructType)
+                   for f in t.fields})
+
+
+def _message(err: msgspec.ValidationError, data: dict, source: str) -> str:
+    """One line naming the file and the dotted key of a schema violation."""
+    match = _LOCATION.match(str(err))
+    text, location = (match.groups() if match else (str(err), ""))
+    parts = _resolve(data, _parts(location))
+    own = text.startswith("@")             # a cross-field rule naming its own key
+    if own:
+        sub, _, text = text[1:].partition(" ")
+        parts = parts + _parts("." + sub)
+    key = ".".join(str(p) for p in parts)
+    value = _value_at(data, parts)
+    unknown = re.match(r"Object contains unknown field `(.*)`", text)
+    if unknown:
+        name = unknown.group(1)
+        close = difflib.get_close_matches(name, _field_names(parts), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return f"{source}: unknown key '{key + '.' if key else ''}{name}'{hint}"
+    missing = re.match(r"Object missing required field `(.*)`", text)
+    if missing:
+        name = missing.group(1)
+        if name == "generator":
+            return f"{source}: '{key}' needs 'file' or 'generator'"
+        return f"{source}: '{key}' needs '{name}'" if key else f"{source}: missing required table '{name}'"
+    if text.startswith("Invalid enum value") or text.startswith("Invalid value"):
+        if parts and parts[-1] == "generator":
+            choices = [t.__struct_config__.tag for t in MESH_TABLES if t.__struct_config__.tag != "file"]
+        else:
+            choices = [v for t in _types_at(parts) if isinstance(t, mi.LiteralType) for v in t.values]
+        return f"{source}: '{key}' = {short(value)} is unknown; choose one of {', '.join(map(str, choices))}"
+    if text.startswith("Expected `str` matching regex"):
+        return (f"{source}: '{key}' = {short(value)} names the output files, so it must be a plain "
+                f"file name: letters, digits, '.', '_' or '-', at most 100 characters, starting "
+                f"with a letter or digit (no paths)")
+    if own:
+        return f"{source}: '{key}' {text}"
+    if text.startswith("Expected") or text == "Number out of range":
+        return f"{source}: {repr(key) if key else 'the case'} {phrase(text, value)}"
+    return f"{source}: '{key}': {text}" if key else f"{source}: {text}"
+
+
+def _depth(value, limit: int) -> int:
+    """Nesting depth of tables and arrays, counted up to ``limit + 1``."""
+    if limit < 0 or not isinstance(value, (dict, list)):
+        return 0
+    items = value.values() if isinstance(value, dict) else value
+    return 1 + max((_depth(v, limit - 1) for v in items), default=0)
+
+
+def _check_memory(case: CaseFile, source: str) -> None:
+    """Refuse generated meshes whose solve cannot fit in this machine's memory."""
+    total, available = 0.0, memory_bytes()
+    for i, body in enumerate(case.bodies):
+        estimate = mesh_estimate(body.mesh)
+        if estimate is None:
             continue
-        entries = item if kind == PAIRS else [item]
-        if kind == PAIRS and not (isinstance(item, list) and len(item) == 2):
-            raise CaseError(f"{source}: '{where}' must be an {kind}, entry {i} is {_short(item)}")
-        for value in entries:
-            if _type_name(value) != NUMBER:
-                raise CaseError(f"{source}: '{where}' must be an {kind}, entry {i} holds "
-                                f"{_type_name(value)} {_short(value)}")
-            _check_number(value, f"{where}.{i}", source)
+        elements, dofs = estimate
+        dim = 3 if type(body.mesh).__name__ in ("Hemisphere", "Box") else 2
+        dofs *= _P2_DOFS[dim] if body.element == "P2" else 1.0
+        total += dofs
+        if total * BYTES_PER_DOF > available:
+            raise CaseError(
+                f"{source}: 'bodies.{i}.mesh' would make about {elements:.3g} elements "
+                f"({dofs:.3g} DOFs{', with the bodies before it ' + format(total, '.3g') if total > dofs else ''}), "
+                f"needing about {total * BYTES_PER_DOF / 2**30:.3g} GB to solve, more than this "
+                f"machine's {available / 2**30:.3g} GB of memory")
 
 
-def check_mesh_table(mesh: dict, where: str, source: str) -> None:
-    """Mesh tables hold either ``file`` or ``generator`` plus its parameters."""
-    from ..mesh import GENERATORS
+def validate_case(data: dict, source: str) -> CaseFile:
+    """The typed case of a dict read from a case file, or a :class:`CaseError` naming the key.
 
-    if "file" in mesh:
-        extra = sorted(set(mesh) - {"file"})
-        if extra:
-            raise CaseError(f"{source}: '{where}.{extra[0]}' is not allowed beside '{where}.file'")
-        return
-    if "generator" not in mesh:
-        raise CaseError(f"{source}: '{where}' needs 'file' or 'generator'")
-    gen = mesh["generator"]
-    if gen not in GENERATORS:
-        raise CaseError(f"{source}: '{where}.generator' = {gen!r} is unknown; "
-                        f"choose one of {', '.join(sorted(GENERATORS))}")
-    params = inspect.signature(GENERATORS[gen]).parameters
-    for key in mesh:
-        if key != "generator" and key not in params:
-            close = difflib.get_close_matches(key, list(params), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise CaseError(f"{source}: unknown key '{where}.{key}' for generator {gen!r}{hint}")
+    Parameters
+    ----------
+    data : dict
+        As read by :mod:`tomllib` (after overrides).
+    source : str
+        The case file, for the message.
+
+    Returns
+    -------
+    fecontact.case.types.CaseFile
+    """
+    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise CaseError(f"{source}: tables or arrays nested more than {MAX_DEPTH} deep")
+    for body in data.get("bodies", []) if isinstance(data.get("bodies"), list) else []:
+        mesh = body.get("mesh") if isinstance(body, dict) else None
+        if isinstance(mesh, dict) and "file" in mesh and "generator" not in mesh:
+            mesh["generator"] = "file"          # the tag of a mesh file table
+    try:
+        case = msgspec.convert(data, CaseFile, strict=True)
+    except msgspec.ValidationError as err:
+        raise CaseError(_message(err, data, source)) from None
+    _check_memory(case, source)
+    return case
 
 
 def parse_value(text: str):
@@ -243,32 +251,11 @@ def load_case(path, overrides=()) -> dict:
         raise CaseError(f"{source}: TOML syntax error: {err}") from None
     except UnicodeDecodeError:
         raise CaseError(f"{source}: not a text (UTF-8) file") from None
+    except RecursionError:
+        raise CaseError(f"{source}: tables or arrays nested more than {MAX_DEPTH} deep") from None
     for assignment in overrides:
         apply_override(data, assignment, source)
-    _check(data, SCHEMA, "", source)
-    if "name" in data and not CASE_NAME.fullmatch(data["name"]):
-        raise CaseError(f"{source}: 'name' = {_short(data['name'])} names the output files, so it "
-                        f"must be a plain file name: letters, digits, '.', '_' or '-', at most 100 "
-                        f"characters, starting with a letter or digit (no paths)")
-    for key in ("bodies", "contact"):
-        if key not in data:
-            raise CaseError(f"{source}: missing required table '{key}'")
-    if "dynamics" in data and "steps" in data:
-        raise CaseError(f"{source}: 'steps' (quasi-static load steps) and 'dynamics' (time "
-                        f"integration) exclude each other; a dynamic case sets dynamics.dt and "
-                        f"dynamics.t_end")
-    if "dynamics" not in data and "steps" not in data:
-        raise CaseError(f"{source}: missing required table 'steps' (or 'dynamics')")
-    names = []
-    for i, body in enumerate(data["bodies"]):
-        for key in ("name", "mesh", "element"):
-            if key not in body:
-                raise CaseError(f"{source}: 'bodies.{i}' needs '{key}'")
-        if ("material" in body) == ("materials" in body):
-            raise CaseError(f"{source}: 'bodies.{i}' needs 'material' (one material) or "
-                            f"'materials' (one per mesh region), not both")
-        check_mesh_table(body["mesh"], f"bodies.{i}.mesh", source)
-        names.append(body["name"])
+    data = msgspec.to_builtins(validate_case(data, source))
     data["_path"] = source
     data["_dir"] = str(path.parent)
     return data

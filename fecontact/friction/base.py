@@ -41,6 +41,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..fields import validate
 from .cone import coulomb_return_map
 
 
@@ -189,6 +190,9 @@ class FrictionLaw(ABC):
     smooth: ClassVar[bool] = False
     lagged: ClassVar[bool] = False
 
+    def __post_init__(self):
+        validate(self)          # coefficients >= 0 and finite, as the case-file schema says
+
     @property
     @abstractmethod
     def static(self) -> float:
@@ -270,7 +274,16 @@ class FrictionLaw(ABC):
 
 
 class TwoCoefficientLaw(FrictionLaw):
-    """A law whose dataclass fields ``mu_s`` (breakaway) and ``mu_k`` (sliding) are its coefficients."""
+    """A law whose dataclass fields ``mu_s`` (breakaway) and ``mu_k`` (sliding) are its coefficients.
+
+    ``mu_k <= mu_s``: kinetic friction is at most static friction.
+    """
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.mu_k > self.mu_s:
+            raise ValueError(f"mu_k ({self.mu_k}) must not exceed mu_s ({self.mu_s}): kinetic "
+                             f"friction is at most static friction")
 
     @property
     def static(self) -> float:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import NonNegative
 from .base import FrictionLaw, FrictionResponse, FrictionStart, cone_response
 
 
@@ -21,7 +22,7 @@ class Coulomb(FrictionLaw):
         Friction coefficient (static and kinetic alike), >= 0.
     """
 
-    mu: float
+    mu: NonNegative
     name = "coulomb"
 
     @property

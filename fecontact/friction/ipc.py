@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import NonNegative, Positive
 from .base import FrictionResponse, FrictionStart, TwoCoefficientLaw
 from .smooth import smooth_mu, smooth_mu_f1_over_x, smooth_mu_f2_x_minus_mu_f1_over_x3
 
@@ -39,9 +40,9 @@ class SmoothIPC(TwoCoefficientLaw):
 
     lagged = True
 
-    mu_s: float
-    mu_k: float
-    eps_v: float
+    mu_s: NonNegative
+    mu_k: NonNegative
+    eps_v: Positive
     name = "ipc"
     smooth = True
 

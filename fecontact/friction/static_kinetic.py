@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import NonNegative
 from .base import (RESTUCK, SLIDING, STUCK, FrictionResponse, FrictionStart, TwoCoefficientLaw,
                    cone_response)
 
@@ -29,8 +30,8 @@ class StaticKinetic(TwoCoefficientLaw):
       increment, with the static radius again.
     """
 
-    mu_s: float
-    mu_k: float
+    mu_s: NonNegative
+    mu_k: NonNegative
     name = "static_kinetic"
 
 

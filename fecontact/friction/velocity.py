@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import NonNegative
 from .base import FrictionResponse, FrictionStart, TwoCoefficientLaw
 from .cone import coulomb_return_map
 
@@ -37,9 +38,9 @@ class VelocityDependent(TwoCoefficientLaw):
     the answer with the step size.  Stuck nodes have ``v = 0`` and ``mu_s``.
     """
 
-    mu_s: float
-    mu_k: float
-    decay: float
+    mu_s: NonNegative
+    mu_k: NonNegative
+    decay: NonNegative
     name = "velocity"
 
 

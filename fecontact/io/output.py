@@ -48,7 +48,6 @@ components):
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
@@ -59,6 +58,7 @@ import numpy as np
 from ..bodies.elasticity import body_von_mises
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
+from .atomic import replacing, write_text
 
 # scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)
 _HEX_TO_VTK = [0, 3, 6, 2, 1, 5, 7, 4]
@@ -155,7 +155,9 @@ def friction_utilisation(problem: ContactProblem, state: StepState) -> np.ndarra
 def write_vtu(path: Path, problem: ContactProblem, state: StepState,
               extra: dict | None = None) -> None:
     """One VTU of all bodies; ``extra`` adds point data, nodal vectors (n_nodes, dim) padded to 3."""
-    meshio.write(str(path), to_meshio(problem, state, extra), file_format="vtu")
+    mesh = to_meshio(problem, state, extra)
+    with replacing(path) as tmp:                  # whole or absent, even if the process is killed
+        meshio.write(str(tmp), mesh, file_format="vtu")
 
 
 def to_meshio(problem: ContactProblem, state: StepState, extra: dict | None = None) -> meshio.Mesh:
@@ -180,7 +182,7 @@ def write_pvd(path: Path, entries: list) -> None:
     for t, name in entries:
         lines.append(f'    <DataSet timestep="{t:.12g}" group="" part="0" file={quoteattr(name)}/>')
     lines += ["  </Collection>", "</VTKFile>", ""]
-    _atomic_write(path, "\n".join(lines))
+    write_text(path, "\n".join(lines))
 
 
 def write_summary(path: Path, summary: dict, encoded_steps: list | None = None) -> None:
@@ -193,7 +195,7 @@ def write_summary(path: Path, summary: dict, encoded_steps: list | None = None) 
     The text is the same as without the cache.
     """
     if encoded_steps is None or not summary.get("steps"):
-        _atomic_write(path, json.dumps(summary, indent=2, default=_json_default) + "\n")
+        write_text(path, json.dumps(summary, indent=2, default=_json_default) + "\n")
         return
     steps = summary["steps"]
     for step in steps[len(encoded_steps):]:
@@ -201,7 +203,7 @@ def write_summary(path: Path, summary: dict, encoded_steps: list | None = None) 
     placeholder = "\x00steps\x00"
     head = json.dumps({**summary, "steps": placeholder}, indent=2, default=_json_default)
     body = "[\n" + ",\n".join(encoded_steps[:len(steps)]) + "\n  ]"
-    _atomic_write(path, head.replace(json.dumps(placeholder), body, 1) + "\n")
+    write_text(path, head.replace(json.dumps(placeholder), body, 1) + "\n")
 
 
 def _json_default(obj):
@@ -212,7 +214,3 @@ def _json_default(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)

@@ -35,7 +35,6 @@ absent.
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ..io.atomic import replacing
 from .problem import GlobalProblem, PFCError, Residuals
 
 FORMAT = "fecontact-pfc-1"
@@ -88,10 +88,8 @@ class ProblemFile:
 
 
 def _atomic_savez(path: Path, arrays: dict) -> None:
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
+    with replacing(path) as tmp, open(tmp, "wb") as stream:
+        np.savez(stream, **arrays)
 
 
 def _sparse_arrays(name: str, A: sp.spmatrix) -> dict:
@@ -228,6 +226,7 @@ def write(path, pf: ProblemFile) -> None:
     if is_fclib(path):
         from . import fclib
 
-        fclib.write(path, pf.problem, pf.solution)
+        with replacing(path) as tmp:
+            fclib.write(tmp, pf.problem, pf.solution)
     else:
         save_problem(path, pf.problem, pf.solution, pf.extras)

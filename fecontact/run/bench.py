@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..io.atomic import replacing, save_figure, write_text
+
 #: case file, the two mesh-size keys with their values at scale 1, and default scales
 SERIES = {
     "hertz2d": dict(case="hertz2d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
@@ -78,7 +80,7 @@ def _worker(argv) -> int:
     case_path, scale, backend, series, target = argv
     spec = SERIES[series]
     row = measure(case_path, float(scale), backend, spec["keys"], spec["sizes"])
-    Path(target).write_text(json.dumps(row))
+    write_text(target, json.dumps(row))
     return 0
 
 
@@ -137,12 +139,12 @@ def write_tables(rows: list, out: Path) -> None:
     """``bench.json``, ``bench.csv``, ``bench.md`` and ``bench_time.png`` in ``out``."""
     meta = dict(machine=platform.machine(), python=platform.python_version(),
                 cpus=os.cpu_count(), date=time.strftime("%Y-%m-%d"))
-    (out / "bench.json").write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
-    with open(out / "bench.csv", "w", newline="") as f:
+    write_text(out / "bench.json", json.dumps(dict(meta=meta, rows=rows), indent=1))
+    with replacing(out / "bench.csv") as tmp, open(tmp, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
-    (out / "bench.md").write_text(markdown_table(rows, meta))
+    write_text(out / "bench.md", markdown_table(rows, meta))
     plot(rows, out / "bench_time.png")
 
 
@@ -208,7 +210,7 @@ def plot(rows: list, path: Path) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
+from ..io.atomic import replacing
 from ..io.errors import one_line
 from ..solve.state import IncrementStart, StepState
 
@@ -165,9 +165,28 @@ def save(folder: Path, analysis: str, index: int, state: StepState, arrays: dict
     data.update({f"extra.{k}": np.asarray(v) for k, v in arrays.items()})
     meta = dict(meta, analysis=analysis, index=int(index))
     data["meta"] = np.array(json.dumps(meta))
-    tmp = folder / (RESTART + ".tmp.npz")
-    np.savez(tmp, **data)
-    os.replace(tmp, folder / RESTART)
+    with replacing(folder / RESTART) as tmp, open(tmp, "wb") as stream:
+        np.savez(stream, **data)
+
+
+def written_nothing(folder: Path) -> bool:
+    """True for a folder a run made but stopped in before it wrote a step.
+
+    Such a folder has no restart file, and its ``summary.json``, if any, has no
+    steps.  A folder that does not exist is not one (a mistyped path is an
+    error, not a fresh start).
+    """
+    folder = Path(folder)
+    if not folder.is_dir() or (folder / RESTART).exists():
+        return False
+    summary = folder / "summary.json"
+    if not summary.is_file():
+        return True
+    try:
+        steps = json.loads(summary.read_text()).get("steps")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return False                      # damaged: the restart reader says what is wrong
+    return not steps
 
 
 def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:

@@ -20,6 +20,7 @@ What differs between analyses is a :class:`RunAnalysis`:
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
@@ -31,6 +32,8 @@ from .folder import RunFolder, WrittenStep
 from .interrupts import Interrupted, critical, handled
 from .result import RunResult
 from .summary import RunSummary
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -305,11 +308,16 @@ class RunDriver:
             The run there is finished or of another analysis.
         """
         a = self.analysis
-        if cp.analysis != a.kind or cp.index >= a.total:
-            raise checkpoint.RestartError(
-                f"{self.setup.out}: the run there is "
-                f"{'complete' if cp.index >= a.total else a.other}; nothing to continue")
+        if cp.analysis != a.kind:
+            raise checkpoint.RestartError(f"{self.setup.out}: the run there is {a.other}; "
+                                          f"nothing to continue")
         old = self.folder.resume(cp)
+        if cp.index >= a.total and not str(old.get("reason", "")).startswith(
+                ("interrupted", "incomplete")):
+            raise checkpoint.RestartError(f"{self.setup.out}: the run there is complete; "
+                                          f"nothing to continue")
+        # every step written but the run not concluded (stopped while writing the last one):
+        # the restart steps no further and concludes
         steps = a.resume(cp, old)
         self.summary = replace(self.summary, steps=steps, restarts=old.get("restarts", []) + [
             {"from_step": cp.index, "t": cp.state.t}])
@@ -401,9 +409,17 @@ class RunDriver:
                 outcome = self.analysis.advance(self.write)
             except Interrupted as err:
                 interrupted = err
-        with critical():
-            state = self.stop(outcome, interrupted)
-        self.analysis.finish(self.setup.out)
+        try:
+            with critical():
+                state = self.stop(outcome, interrupted)
+            self.analysis.finish(self.setup.out)
+        except Interrupted as late:
+            if interrupted is not None:
+                raise interrupted from None
+            # summary.json is final: a signal now stops only what follows it (figures), and the
+            # exit status stays that of the run the summary describes
+            logger.warning("%s after the run was concluded: %s/summary.json is complete",
+                           late.name, self.setup.out)
         if interrupted is not None:
             raise interrupted
         return RunResult(self.setup.model, state, self.summary.as_dict(), self.setup.out)

@@ -12,14 +12,44 @@ by a killed process never claims more than it holds.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..io.atomic import clean_temporaries, write_text
 from ..io.errors import one_line
 from ..io.output import write_pvd, write_summary, write_vtu
 from . import checkpoint
 from .interrupts import critical
 from .summary import RunSummary
+
+logger = logging.getLogger(__name__)
+
+
+class OutputError(Exception):
+    """The output folder cannot be made or written (one line naming it)."""
+
+
+def open_folder(out: Path) -> None:
+    """Make the output folder, clear a killed run's temporaries and check that it is writable.
+
+    Raises
+    ------
+    OutputError
+        Before anything is solved, naming the folder and the reason.
+    """
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        removed = clean_temporaries(out)
+        write_text(out / ".write-test", "")
+        (out / ".write-test").unlink()
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write to the output folder "
+                          f"({err.strerror or one_line(err)})") from None
+    if removed:
+        logger.info("%s: removed %d temporary file(s) of an interrupted run: %s", out,
+                    len(removed), ", ".join(removed))
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from ..solve.backends import make_backend
 from ..solve.factor import factorized_reference_solve
 from . import checkpoint
 from .driver import FailedStep, Outcome, RunAnalysis, RunSetup, drive
-from .folder import WrittenStep
-from .interrupts import handled
+from .folder import WrittenStep, open_folder
+from .interrupts import Interrupted, handled
 from .result import RunResult, written_state
 from .verify import residual_check
 
@@ -364,16 +364,24 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
     name = case.get("name", Path(case_path).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / name
     cp = None
+    if restart and checkpoint.written_nothing(out):
+        logger.warning("%s: the run there stopped before its first step was written; starting it "
+                       "from the beginning", out)
+        restart = False
     if restart:
         cp = checkpoint.load(out, case, model.problem.system.n_dofs)
-    out.mkdir(parents=True, exist_ok=True)
+    open_folder(out)
     vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
     setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
                      overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
-    if model.dynamics is not None:
-        from .dynamic import DynamicRun
+    try:
+        if model.dynamics is not None:
+            from .dynamic import DynamicRun
 
-        # a dynamic run defers signals through its conclusion and the time-series plot
-        with handled():
-            return drive(setup, DynamicRun(model, name))
-    return drive(setup, StaticRun(model))
+            # a dynamic run defers signals through its conclusion and the time-series plot
+            with handled():
+                return drive(setup, DynamicRun(model, name))
+        return drive(setup, StaticRun(model))
+    except Interrupted as err:
+        err.folder, err.case = out, case_path          # where to continue from (the CLI says)
+        raise

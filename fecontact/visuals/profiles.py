@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.atomic import save_figure
 from .results import ResultFolder, to_grid, with_tangential_traction
 
 # -- matplotlib line plots ---------------------------------------------------------------
@@ -157,7 +158,7 @@ def contact_profile(source, step: int = -1):
     axes[0].set_title(folder.summary.get("case", ""))
     fig.tight_layout()
     path = folder.path / "contact_profile.png"
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 
@@ -187,6 +188,6 @@ def newton_history(source):
     ax.set_title(folder.summary.get("case", ""))
     fig.tight_layout()
     path = folder.path / "newton_history.png"
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.atomic import save_figure
+
 
 def plot_time_series(series: dict, path: Path, title: str = "") -> None:
     """Write a stacked plot of the time series of :mod:`fecontact.run.dynamic`.
@@ -60,5 +62,5 @@ def plot_time_series(series: dict, path: Path, title: str = "") -> None:
     if title:
         axes[0].set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.atomic import save_image
 from .profiles import contact_profile, newton_history
 from .results import ResultFolder, auto_scale, deformed, to_grid, with_tangential_traction
 
@@ -295,7 +296,7 @@ def _arrow():
 
 
 def _screenshot(plotter, path: Path) -> Path:
-    plotter.screenshot(str(path))
+    save_image(plotter.screenshot(None, return_img=True), path)
     plotter.close()
     return path
 

@@ -1,0 +1,410 @@
+"""The typed schema of a case file: one frozen msgspec struct per table.
+
+A case file is converted to :class:`CaseFile` by :func:`msgspec.convert`
+(strict: no strings taken for numbers, no floats for counts), which checks
+every key, type, range and array length, and then the cross-field rules in
+the structs' ``__post_init__`` (one of ``material``/``materials``, ``mu_k <=
+mu_s``, bodies that exist, vectors of the bodies' dimension, ...).  The same
+structs give the JSON Schema (``fecontact schema``) and the case-file
+reference page (``docs/case_reference.md``), so neither can drift from what
+is accepted.  The ranges of numbers are the constrained types of
+:mod:`fecontact.fields`, which the Python API's materials and friction laws
+check too.
+
+Optional keys default to ``UNSET`` (absent): what an absent key means is
+decided by the model API the case is built with and said in each field's
+description.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from ..analysis.dynamic_records import INITIAL
+from ..analysis.integrators import INTEGRATORS
+from ..analysis.mass import CONTACT_MASS
+from ..bodies.body import ELEMENTS
+from ..bodies.elasticity import PLANE_MODELS
+from ..contact.obstacles import OBSTACLES
+from ..fields import MAX_COUNT, Count, Fraction, NonNegative, Number, Poisson, Positive
+from ..friction import LAWS
+from ..model.contact import ENFORCEMENTS, FORMULATIONS
+from ..solve.backends import CHOICES as BACKENDS
+from .meshes import MESH_TABLES, mesh_dimension
+
+#: Most load steps or time steps a case may ask for (each costs at least one linear solve)
+MAX_STEPS = 100_000
+#: Reference types a case may compare with (static and dynamic)
+REFERENCE_TYPES = ("uniform_stress", "hertz_line", "cattaneo_mindlin_line", "hertz_sphere",
+                   "cattaneo_mindlin_sphere", "stick_slip", "sliding_block",
+                   "velocity_weakening", "energy")
+
+Name = Annotated[str, Meta(min_length=1, max_length=200, description="a name")]
+Vector = Annotated[list[Number], Meta(min_length=2, max_length=3,
+                                      description="a point or vector: one number per dimension")]
+Pair = Annotated[tuple[Number, Number], Meta(description="[t, a]")]
+Amplitude = Annotated[list[Pair], Meta(min_length=1, max_length=MAX_COUNT, description=(
+    "amplitude table [[t0, a0], [t1, a1], ...], t strictly increasing; linear between"))]
+Component = Literal["x", "y", "z", "all"]
+Unset = UnsetType
+
+
+def _doc(kind, text: str):
+    """``kind`` with a description for the JSON Schema and the reference page."""
+    return Annotated[kind, Meta(description=text)]
+
+
+class Table(Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """A case-file table: unknown keys are refused."""
+
+
+def _increasing(table: list, what: str) -> None:
+    times = [t for t, _ in table]
+    if any(b <= a for a, b in zip(times, times[1:])):
+        raise ValueError(f"{what} must have strictly increasing t, got {[list(p) for p in table]}")
+
+
+def _check_amplitude(table) -> None:
+    if table is not UNSET:
+        _increasing(table, "amplitude")
+
+
+class MaterialTable(Table):
+    """Isotropic linear elasticity."""
+
+    E: _doc(Positive, "Young's modulus")
+    nu: _doc(Poisson, "Poisson ratio")
+    model: _doc(Literal[PLANE_MODELS], "2D: plane_strain (default) or plane_stress") | Unset = UNSET
+    density: _doc(NonNegative, "mass per volume; needed (> 0) by dynamic cases") | Unset = UNSET
+
+
+class Dirichlet(Table):
+    """A prescribed displacement on a boundary or at the node nearest a point."""
+
+    boundary: _doc(Name, "boundary name (or give point)") | Unset = UNSET
+    point: _doc(Vector, "the node nearest this point (or give boundary)") | Unset = UNSET
+    component: _doc(Component, "one component (or components)") | Unset = UNSET
+    components: _doc(list[Component], "components held (default: all)") | Unset = UNSET
+    value: _doc(Number, "displacement at load factor 1 (default 0)") | Unset = UNSET
+    amplitude: Amplitude | Unset = UNSET
+    name: _doc(Name, "name of the reaction in the summary") | Unset = UNSET
+
+    def __post_init__(self):
+        if (self.boundary is UNSET) == (self.point is UNSET):
+            raise ValueError("needs 'boundary' or 'point' (one of them)")
+        if self.component is not UNSET and self.components is not UNSET:
+            raise ValueError("give 'component' or 'components', not both")
+        _check_amplitude(self.amplitude)
+
+
+class Coupling(Table):
+    """A rigid coupling: one displacement component shared by a boundary, loaded by a force."""
+
+    boundary: Name
+    component: Literal["x", "y", "z"]
+    force: _doc(Number, "total force at load factor 1 (default 0)") | Unset = UNSET
+    amplitude: Amplitude | Unset = UNSET
+    name: Name | Unset = UNSET
+
+    def __post_init__(self):
+        _check_amplitude(self.amplitude)
+
+
+class Spring(Table):
+    """A spring (and dashpot) from a boundary's coupled component to an anchor."""
+
+    boundary: Name
+    component: Literal["x", "y", "z"]
+    stiffness: NonNegative
+    damping: NonNegative | Unset = UNSET
+    anchor_offset: Number | Unset = UNSET
+    anchor_velocity: Number | Unset = UNSET
+    name: Name | Unset = UNSET
+
+
+class Traction(Table):
+    """A surface traction vector on a boundary."""
+
+    boundary: Name
+    value: _doc(Vector, "traction vector, one component per dimension")
+    amplitude: Amplitude | Unset = UNSET
+
+    def __post_init__(self):
+        _check_amplitude(self.amplitude)
+
+
+class Pressure(Table):
+    """A pressure (along the inward normal) on a boundary."""
+
+    boundary: Name
+    value: Number
+    amplitude: Amplitude | Unset = UNSET
+
+    def __post_init__(self):
+        _check_amplitude(self.amplitude)
+
+
+class BodyTable(Table):
+    """An elastic body: a mesh, an element, a material, supports and loads."""
+
+    name: Name
+    element: _doc(Literal[tuple(ELEMENTS)], "finite element")
+    mesh: _doc(Union[MESH_TABLES], "a mesh file, or a generator with its parameters")
+    material: MaterialTable | Unset = UNSET
+    materials: _doc(dict[Name, MaterialTable], "one material per mesh region") | Unset = UNSET
+    body_force: _doc(Vector, "force per volume") | Unset = UNSET
+    initial_velocity: _doc(Vector, "dynamic cases: initial velocity") | Unset = UNSET
+    spring: list[Spring] | Unset = UNSET
+    dirichlet: list[Dirichlet] | Unset = UNSET
+    coupling: list[Coupling] | Unset = UNSET
+    traction: list[Traction] | Unset = UNSET
+    pressure: list[Pressure] | Unset = UNSET
+
+    def __post_init__(self):
+        if (self.material is UNSET) == (self.materials is UNSET):
+            raise ValueError("needs 'material' (one material) or 'materials' (one per mesh "
+                             "region), not both")
+
+
+class SurfaceTable(Table):
+    """A boundary of a body."""
+
+    body: Name
+    boundary: Name
+
+
+class MasterTable(Table):
+    """A body's boundary, or a rigid obstacle (line or circle in 2D, plane or sphere in 3D)."""
+
+    body: Name | Unset = UNSET
+    boundary: Name | Unset = UNSET
+    obstacle: Literal[tuple(OBSTACLES)] | Unset = UNSET
+    point: _doc(Vector, "line/plane: a point on it (default origin)") | Unset = UNSET
+    normal: _doc(Vector, "line/plane: normal towards the bodies (default +y / +z)") | Unset = UNSET
+    center: _doc(Vector, "circle/sphere: centre") | Unset = UNSET
+    radius: _doc(Positive, "circle/sphere: radius") | Unset = UNSET
+    inside: _doc(bool, "circle/sphere: bodies inside it") | Unset = UNSET
+    displacement: _doc(Vector, "rigid displacement at load factor 1") | Unset = UNSET
+    amplitude: Amplitude | Unset = UNSET
+
+    def __post_init__(self):
+        if self.obstacle is UNSET:
+            if self.body is UNSET or self.boundary is UNSET:
+                raise ValueError("needs 'body' and 'boundary', or 'obstacle'")
+            return
+        if self.body is not UNSET or self.boundary is not UNSET:
+            raise ValueError("an obstacle has no 'body' or 'boundary'")
+        if self.obstacle in ("circle", "sphere"):
+            for key in ("center", "radius"):
+                if getattr(self, key) is UNSET:
+                    raise ValueError(f"({self.obstacle}) needs '{key}'")
+        if self.normal is not UNSET and not any(self.normal):
+            raise ValueError("'normal' must be non-zero")
+        _check_amplitude(self.amplitude)
+
+
+class FrictionTable(Table):
+    """A friction law and its coefficients."""
+
+    law: _doc(Literal[LAWS], "friction law (default coulomb)") | Unset = UNSET
+    mu: _doc(NonNegative, "coulomb: coefficient; others: default of mu_s and mu_k") | Unset = UNSET
+    mu_s: _doc(NonNegative, "static (breakaway) coefficient") | Unset = UNSET
+    mu_k: _doc(NonNegative, "kinetic (sliding) coefficient, <= mu_s") | Unset = UNSET
+    dc: _doc(NonNegative, "velocity: decay rate of mu with the slip rate") | Unset = UNSET
+    eps_v: _doc(Positive, "ipc: slip-rate threshold") | Unset = UNSET
+
+    def __post_init__(self):
+        law = "coulomb" if self.law is UNSET else self.law
+        if law == "coulomb" and self.mu is UNSET:
+            raise ValueError("needs 'mu' for law 'coulomb'")
+        if law in ("static_kinetic", "velocity", "ipc"):
+            for key in ("mu_s", "mu_k"):
+                if getattr(self, key) is UNSET and self.mu is UNSET:
+                    raise ValueError(f"needs '{key}' (or 'mu') for law {law!r}")
+            mu_s = self.mu if self.mu_s is UNSET else self.mu_s
+            mu_k = self.mu if self.mu_k is UNSET else self.mu_k
+            if mu_k > mu_s:
+                raise ValueError(f"@mu_k ({mu_k}) must not exceed mu_s ({mu_s}): kinetic "
+                                 f"friction is at most static friction")
+            if law == "velocity" and mu_s != mu_k and self.dc is UNSET:
+                raise ValueError("needs 'dc' for law 'velocity' with mu_s != mu_k")
+            if law == "ipc" and self.eps_v is UNSET:
+                raise ValueError("needs 'eps_v' for law 'ipc'")
+
+
+class ContactTable(Table):
+    """A contact pair: a slave surface against a master surface or obstacle."""
+
+    slave: SurfaceTable
+    master: MasterTable
+    name: Name | Unset = UNSET
+    friction: _doc(FrictionTable, "default: frictionless") | Unset = UNSET
+    c_n: _doc(Positive, "normal augmentation (default: from the stiffness)") | Unset = UNSET
+    c_t: _doc(Positive, "tangential augmentation (default: from the stiffness)") | Unset = UNSET
+    augmentation_factor: Positive | Unset = UNSET
+    formulation: Literal[FORMULATIONS] | Unset = UNSET
+    two_pass: bool | Unset = UNSET
+    enforcement: Literal[ENFORCEMENTS] | Unset = UNSET
+    penalty_factor: Positive | Unset = UNSET
+    penetration_tolerance: NonNegative | Unset = UNSET
+
+
+class TieTable(Table):
+    """Two surfaces glued together (mesh tying)."""
+
+    slave: SurfaceTable
+    master: SurfaceTable
+    name: Name | Unset = UNSET
+    coverage_tolerance: Fraction | Unset = UNSET
+
+
+class StepsTable(Table):
+    """Quasi-static load steps: ``count`` equal steps to ``t_end``, or explicit ``levels`` (which win)."""
+
+    count: _doc(Annotated[int, Meta(ge=1, le=MAX_STEPS)],
+                "number of equal load steps (default 1)") | Unset = UNSET
+    t_end: _doc(Positive, "final load factor (default 1)") | Unset = UNSET
+    levels: _doc(Annotated[list[Positive], Meta(min_length=1, max_length=MAX_STEPS)],
+                 "load factors, strictly increasing") | Unset = UNSET
+
+    def __post_init__(self):
+        if self.levels is not UNSET:
+            if any(b <= a for a, b in zip(self.levels, self.levels[1:])):
+                raise ValueError(f"@levels must increase strictly, got {self.levels}")
+
+
+class DynamicsTable(Table):
+    """Time integration."""
+
+    dt: Positive
+    t_end: Positive
+    integrator: Literal[INTEGRATORS] | Unset = UNSET
+    rho_inf: _doc(Annotated[float, Meta(ge=0, le=1)], "spectral radius at infinity") | Unset = UNSET
+    initial: Literal[INITIAL] | Unset = UNSET
+    contact_mass: Literal[CONTACT_MASS] | Unset = UNSET
+    project_velocities: bool | Unset = UNSET
+    output_every: _doc(Count, "write every n-th step (default 1)") | Unset = UNSET
+
+    def __post_init__(self):
+        if self.t_end < self.dt:
+            raise ValueError(f"@t_end ({self.t_end}) must be >= 'dt' ({self.dt})")
+        if self.t_end / self.dt > MAX_STEPS:
+            raise ValueError(f"@dt makes {self.t_end / self.dt:.3g} time steps to t_end, more "
+                             f"than the {MAX_STEPS} a run may take")
+
+
+class SolverTable(Table):
+    """Newton, load stepping and linear solver options."""
+
+    backend: _doc(Literal[BACKENDS], "linear solver (default auto)") | Unset = UNSET
+    tolerance: _doc(Annotated[float, Meta(gt=0, lt=1)], "Newton tolerance (default 1e-9)") | Unset = UNSET
+    max_iterations: _doc(Count, "Newton iterations per increment (default 30)") | Unset = UNSET
+    max_cutbacks: _doc(Annotated[int, Meta(ge=0, le=60)], "halvings in a row (default 6)") | Unset = UNSET
+    max_backtracks: _doc(Annotated[int, Meta(ge=0, le=60)], "line-search halvings (default 6)") | Unset = UNSET
+    max_closing: _doc(Count, "nodes that may close in one increment (default: any)") | Unset = UNSET
+
+
+class OutputTable(Table):
+    """What is written."""
+
+    vtu: _doc(bool, "write VTU/PVD files (default true)") | Unset = UNSET
+
+
+class ReferenceTable(Table):
+    """An analytic reference to compare the result with."""
+
+    type: Literal[REFERENCE_TYPES]
+    contact: Name | Unset = UNSET
+    radius: Positive | Unset = UNSET
+    center_x: Number | Unset = UNSET
+    center: Vector | Unset = UNSET
+    axis: Vector | Unset = UNSET
+    direction: Vector | Unset = UNSET
+    stress: _doc(list[list[Number]], "uniform_stress: the stress tensor") | Unset = UNSET
+    spring: Name | Unset = UNSET
+    springs: list[Name] | Unset = UNSET
+    contacts: list[Name] | Unset = UNSET
+    after: Number | Unset = UNSET
+
+
+class CaseFile(Table):
+    """A case file: bodies, contact pairs, and load steps or time integration."""
+
+    bodies: Annotated[list[BodyTable], Meta(min_length=1)]
+    contact: list[ContactTable]
+    name: _doc(Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")],
+               "names the output files: letters, digits, '.', '_', '-'") | Unset = UNSET
+    description: str | Unset = UNSET
+    tie: list[TieTable] | Unset = UNSET
+    steps: StepsTable | Unset = UNSET
+    dynamics: DynamicsTable | Unset = UNSET
+    solver: SolverTable | Unset = UNSET
+    output: OutputTable | Unset = UNSET
+    reference: ReferenceTable | Unset = UNSET
+
+    def __post_init__(self):
+        if self.steps is not UNSET and self.dynamics is not UNSET:
+            raise ValueError("'steps' (quasi-static load steps) and 'dynamics' (time "
+                             "integration) exclude each other; a dynamic case sets dynamics.dt "
+                             "and dynamics.t_end")
+        if self.steps is UNSET and self.dynamics is UNSET:
+            raise ValueError("missing required table 'steps' (or 'dynamics')")
+        names = [body.name for body in self.bodies]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ValueError(f"@bodies.{i}.name = {name!r} is used twice")
+        self._check_dimensions()
+        for k, pair in enumerate(self.contact):
+            sides = (("slave", pair.slave), ("master", pair.master))
+            for side, table in sides:
+                if table.body is not UNSET and table.body not in names:
+                    raise ValueError(f"@contact.{k}.{side}.body = {table.body!r} is not a "
+                                     f"body; bodies: {', '.join(names)}")
+        for k, tie in enumerate(self.tie or ()):
+            for side, table in (("slave", tie.slave), ("master", tie.master)):
+                if table.body not in names:
+                    raise ValueError(f"@tie.{k}.{side}.body = {table.body!r} is not a body; "
+                                     f"bodies: {', '.join(names)}")
+
+    def _check_dimensions(self) -> None:
+        """Vectors with one entry per dimension, where the meshes' dimension is known."""
+        dims = {mesh_dimension(body.mesh) for body in self.bodies} - {None}
+        if len(dims) > 1:
+            raise ValueError("@bodies must all have the same dimension (2D and 3D meshes mixed)")
+        if not dims:
+            return
+        dim = dims.pop()
+        for place, vector in self._vectors():
+            if len(vector) != dim:
+                raise ValueError(f"@{place} needs {dim} components (the bodies are {dim}D), got "
+                                 f"{list(vector)}")
+
+    def _vectors(self):
+        """``(dotted key, vector)`` of every vector of the case."""
+        for i, body in enumerate(self.bodies):
+            for key in ("body_force", "initial_velocity"):
+                if getattr(body, key) is not UNSET:
+                    yield f"bodies.{i}.{key}", getattr(body, key)
+            for j, bc in enumerate(body.dirichlet or ()):
+                if bc.point is not UNSET:
+                    yield f"bodies.{i}.dirichlet.{j}.point", bc.point
+            for j, load in enumerate(body.traction or ()):
+                yield f"bodies.{i}.traction.{j}.value", load.value
+        for k, pair in enumerate(self.contact):
+            for key in ("point", "normal", "center", "displacement"):
+                if getattr(pair.master, key) is not UNSET:
+                    yield f"contact.{k}.master.{key}", getattr(pair.master, key)
+
+
+def case_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of a case file."""
+    schema = msgspec.json.schema(CaseFile)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "fecontact case file"
+    file_table = schema["$defs"].get("MeshFile")
+    if file_table:                          # 'generator' is implied for a mesh file
+        file_table["required"] = ["file"]
+    return schema
