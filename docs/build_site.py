@@ -42,6 +42,7 @@ PAGES = [
     ("Python API", "api.md"),
     ("Theory", "theory.md"),
     ("Case files", "cases.md"),
+    ("Case-file reference", "case_reference.md"),
     ("Friction laws", [("Overview", "friction/index.md"), ("Coulomb", "friction/coulomb.md"),
                        ("Static/kinetic", "friction/static_kinetic.md"),
                        ("Velocity-dependent", "friction/velocity.md"), ("IPC smooth", "friction/ipc.md")]),

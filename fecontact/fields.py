@@ -23,7 +23,7 @@ import msgspec
 from msgspec import Meta
 
 __all__ = ["LIMIT", "MAX_COUNT", "Number", "Positive", "NonNegative", "Poisson", "Fraction",
-           "Count", "validate", "check", "phrase"]
+           "Count", "Modulus", "validate", "check", "phrase"]
 
 #: Largest magnitude of any number (beyond it a float overflows in the first product)
 LIMIT = 1e300
@@ -33,6 +33,9 @@ MAX_COUNT = 10**9
 Number = Annotated[float, Meta(ge=-LIMIT, le=LIMIT, description="a finite number")]
 Positive = Annotated[float, Meta(gt=0, le=LIMIT, description="a finite number > 0")]
 NonNegative = Annotated[float, Meta(ge=0, le=LIMIT, description="a finite number >= 0")]
+#: A modulus (Young's, a spring's): norms of residuals square E times a strain, which must
+#: neither underflow nor overflow in double precision
+Modulus = Annotated[float, Meta(ge=1e-100, le=1e100, description="a modulus in [1e-100, 1e100]")]
 Poisson = Annotated[float, Meta(gt=-1, lt=0.5, description="Poisson ratio, -1 < nu < 0.5")]
 Fraction = Annotated[float, Meta(ge=0, lt=1, description="a number in [0, 1)")]
 Count = Annotated[int, Meta(ge=1, le=MAX_COUNT, description="a whole number >= 1")]

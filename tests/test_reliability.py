@@ -61,8 +61,9 @@ def assert_one_line_errors(code, err, *fragments, lines=1):
 # -- validation before solving --------------------------------------------------------------
 
 @pytest.mark.parametrize("overrides,fragments", [
-    (["bodies.0.material.E=-1.0"], ["'bodies.0.material.E' must be > 0", "-1.0"]),
-    (["bodies.0.material.E=0"], ["'bodies.0.material.E' must be > 0"]),
+    (["bodies.0.material.E=-1.0"], ["'bodies.0.material.E' must be >= 1e-100", "-1.0"]),
+    (["bodies.0.material.E=0"], ["'bodies.0.material.E' must be >= 1e-100", "got 0"]),
+    (["bodies.0.material.E=1e-300"], ["'bodies.0.material.E' must be >= 1e-100", "1e-300"]),
     (["bodies.0.material.nu=0.5"], ["'bodies.0.material.nu' must be < 0.5"]),
     (["bodies.0.material.nu=-1.0"], ["'bodies.0.material.nu' must be > -1"]),
     (["bodies.0.material.E=nan"], ["'bodies.0.material.E'", "finite number"]),
@@ -154,7 +155,7 @@ def test_check_lists_every_problem_on_its_own_line(capsys, case_file):
 
 
 def test_debug_shows_the_traceback(capsys, tmp_path):
-    with pytest.raises(CaseError, match="'bodies.0.material.E' must be > 0"):
+    with pytest.raises(CaseError, match="'bodies.0.material.E' must be >= 1e-100"):
         main(["run", str(HERTZ), "--out", str(tmp_path / "o"), "--debug",
               "--set", "bodies.0.material.E=-1"])
 

@@ -78,7 +78,7 @@ def test_augmentation_of_a_pair_uses_both_moduli_in_series():
 def test_summary_written_step_by_step_equals_one_json_dump(tmp_path):
     summary = {"case": "x", "converged": False, "steps": [],
                "timings": {"total": np.float64(1.5)}}
-    cache: list = []
+    cache: dict = {}
     for i in range(4):
         summary["steps"].append({"load": float(i), "iterations": [{"it": np.int64(i)}],
                                  "reaction": {"a": [0.0, np.float64(i), 1e-300]}})
@@ -88,5 +88,24 @@ def test_summary_written_step_by_step_equals_one_json_dump(tmp_path):
     assert text == (tmp_path / "plain.json").read_text()
     assert json.loads(text)["steps"][3]["reaction"]["a"][1] == 3.0
     empty = {"case": "y", "steps": []}
-    write_summary(tmp_path / "e.json", empty, [])
+    write_summary(tmp_path / "e.json", empty, {})
     assert json.loads((tmp_path / "e.json").read_text()) == empty
+
+
+def test_time_series_written_step_by_step_equal_one_write_and_read_back(tmp_path):
+    """Each series is one line; the cached text equals an uncached write and parses back exactly."""
+    series = {"t": [], "energy": [], "slip_velocity": {"base": []}, "empty": {}}
+    summary = {"case": "d", "time_series": series, "steps": []}
+    cache: dict = {}
+    for i in range(5):
+        series["t"].append(0.1 * i)
+        series["energy"].append(np.float64(1.0 / (i + 1)))
+        series["slip_velocity"]["base"].append([float(i), -1e-300])
+        write_summary(tmp_path / "s.json", summary, cache)
+    write_summary(tmp_path / "plain.json", summary)
+    text = (tmp_path / "s.json").read_text()
+    assert text == (tmp_path / "plain.json").read_text()
+    back = json.loads(text)["time_series"]
+    assert back["t"] == [0.1 * i for i in range(5)] and back["energy"][2] == 1.0 / 3.0
+    assert back["slip_velocity"]["base"][4] == [4.0, -1e-300] and back["empty"] == {}
+    assert len(text.splitlines()) < 20

@@ -21,7 +21,7 @@ import numpy as np
 import skfem
 from skfem.helpers import ddot, dot, eye, sym_grad, trace
 
-from ..fields import NonNegative, Poisson, Positive, validate
+from ..fields import Modulus, NonNegative, Poisson, validate
 from .p1 import p1_displacement_gradients, p1_stiffness
 
 PLANE_MODELS = ("plane_strain", "plane_stress")
@@ -44,7 +44,7 @@ class Material:
         dynamic analyses use it.
     """
 
-    E: Positive
+    E: Modulus
     nu: Poisson
     model: str = "plane_strain"
     density: NonNegative = 0.0

@@ -21,28 +21,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .pieces import group_free_modes, rigid_groups, rigid_motions  # noqa: F401  (API)
 from .ties import Tie, tie_map  # noqa: F401  (Tie is part of this module's API)
-
-
-def rigid_motions(X: np.ndarray) -> np.ndarray:
-    """Rigid-body motions of nodes at ``X`` (dim, n), interleaved DOFs: shape (dim*n, 3 or 6).
-
-    The ``dim`` translations, then the rotations about the centroid (one in
-    2D; about z, x and y in 3D: ``(x, y) -> (-y, x)`` in the planes (0, 1),
-    (1, 2), (2, 0)).
-    """
-    dim = X.shape[0]
-    Xc = X - X.mean(axis=1, keepdims=True)
-    modes = []
-    for c in range(dim):
-        m = np.zeros_like(X)
-        m[c] = 1.0
-        modes.append(m)
-    for i, j in ([(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]):
-        m = np.zeros_like(X)
-        m[i], m[j] = -Xc[j], Xc[i]
-        modes.append(m)
-    return np.column_stack([m.T.ravel() for m in modes])
 
 
 @dataclass(frozen=True)
@@ -219,69 +199,29 @@ class BulkSystem:
         """Number of reduced unknowns ``u_hat`` (free DOFs plus one per coupling)."""
         return self.T.shape[1]
 
-    def _groups(self) -> list:
-        """Bodies held together by ties, as arrays of body indices."""
-        label = np.arange(len(self.bodies))
-        for tie in self.ties:
-            label[label == label[tie.master_body]] = label[tie.slave_body]
-        return [np.flatnonzero(label == g) for g in np.unique(label)]
-
-    def _free_modes(self, group: np.ndarray) -> tuple:
-        """Rigid-body modes of a group of tied bodies that no Dirichlet condition or coupling removes.
-
-        The ties make the group one rigid body.  A mode (translations, and
-        rotations about the centroid) survives when it vanishes on every
-        Dirichlet DOF of the group and is uniform on every coupling, i.e. when
-        it lies in the null space of the matrix of the modes' values there.
-
-        Returns
-        -------
-        modes : ndarray, shape (n_group_dofs, r)
-            Surviving modes (``r = 0`` for a supported group).
-        dofs : ndarray of int, shape (n_group_dofs,)
-            The group's DOFs in full numbering (the rows of ``modes``).
-        """
-        dofs = np.concatenate([np.arange(self.n_dofs)[self.body_dofs(b)] for b in group])
-        local = np.full(self.n_dofs, -1)
-        local[dofs] = np.arange(dofs.size)
-        X = np.hstack([self.bodies[b].node_coords for b in group])
-        values = rigid_motions(X)                             # (group dofs, n_modes)
-        rows = []
-        for bc in self.dirichlet:
-            if bc.body in group:
-                d = self.node_dofs(self.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
-                rows.append(values[local[d.ravel()]])
-        for cp in self.couplings:
-            if cp.body in group:
-                v = values[local[self.node_dofs(self.global_nodes(cp.body, cp.nodes))[:, cp.component]]]
-                rows.append(v - v[:1])
-        for spring in self.springs:
-            if np.all(local[spring.dofs] >= 0):
-                rows.append(spring.weights[None, :] @ values[local[spring.dofs]])
-        M = np.vstack(rows) if rows else np.zeros((0, values.shape[1]))
-        scale = max(np.abs(X - X.mean(axis=1, keepdims=True)).max(), 1.0)
-        rank = np.linalg.matrix_rank(M / scale, tol=1e-10) if M.size else 0
-        if rank == values.shape[1]:
-            return np.zeros((values.shape[0], 0)), dofs
-        _, _, vt = np.linalg.svd(np.vstack([M / scale, np.zeros((1, values.shape[1]))]))
-        return values @ vt[rank:].T, dofs
-
     def floating_bodies(self) -> list:
         """Names of bodies with a rigid-body mode that no Dirichlet condition removes.
 
-        Such a body is held only by contact (or free); see :meth:`_free_modes`.
+        Such a body (or a disconnected piece of it) is held only by contact
+        (or free); see :func:`fecontact.bodies.pieces.group_free_modes`.
         """
-        return [self.bodies[b].name for g in self._groups() if self._free_modes(g)[0].shape[1]
-                for b in g]
+        offsets = np.asarray(self.node_offset)
+        names = []
+        for nodes in rigid_groups(self):
+            if group_free_modes(self, nodes)[0].shape[1]:
+                for b in np.unique(np.searchsorted(offsets, nodes, side="right") - 1):
+                    names.append(self.bodies[b].name)
+        return list(dict.fromkeys(names))
 
     def free_modes(self) -> np.ndarray:
-        """Unsupported rigid-body modes of all bodies in reduced numbering, shape (n_red, r).
+        """Unsupported rigid-body modes of all pieces in reduced numbering, shape (n_red, r).
 
-        They span the null space of ``K_hat``; contact must hold them.
+        One set per rigid group (a connected piece of a body, or pieces tied
+        together); they span the null space of ``K_hat``; contact must hold them.
         """
         cols = []
-        for group in self._groups():
-            modes, dofs = self._free_modes(group)
+        for nodes in rigid_groups(self):
+            modes, dofs = group_free_modes(self, nodes)
             for j in range(modes.shape[1]):
                 u = np.zeros(self.n_dofs)
                 u[dofs] = modes[:, j]

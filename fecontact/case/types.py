@@ -29,7 +29,7 @@ from ..analysis.mass import CONTACT_MASS
 from ..bodies.body import ELEMENTS
 from ..bodies.elasticity import PLANE_MODELS
 from ..contact.obstacles import OBSTACLES
-from ..fields import MAX_COUNT, Count, Fraction, NonNegative, Number, Poisson, Positive
+from ..fields import MAX_COUNT, Count, Fraction, Modulus, NonNegative, Number, Poisson, Positive
 from ..friction import LAWS
 from ..model.contact import ENFORCEMENTS, FORMULATIONS
 from ..solve.backends import CHOICES as BACKENDS
@@ -75,7 +75,7 @@ def _check_amplitude(table) -> None:
 class MaterialTable(Table):
     """Isotropic linear elasticity."""
 
-    E: _doc(Positive, "Young's modulus")
+    E: _doc(Modulus, "Young's modulus")
     nu: _doc(Poisson, "Poisson ratio")
     model: _doc(Literal[PLANE_MODELS], "2D: plane_strain (default) or plane_stress") | Unset = UNSET
     density: _doc(NonNegative, "mass per volume; needed (> 0) by dynamic cases") | Unset = UNSET
@@ -93,8 +93,10 @@ class Dirichlet(Table):
     name: _doc(Name, "name of the reaction in the summary") | Unset = UNSET
 
     def __post_init__(self):
-        if (self.boundary is UNSET) == (self.point is UNSET):
-            raise ValueError("needs 'boundary' or 'point' (one of them)")
+        if self.boundary is UNSET and self.point is UNSET:
+            raise ValueError("needs 'boundary' or 'point'")
+        if self.boundary is not UNSET and self.point is not UNSET:
+            raise ValueError("gives both 'boundary' and 'point'; a support applies to one of them")
         if self.component is not UNSET and self.components is not UNSET:
             raise ValueError("give 'component' or 'components', not both")
         _check_amplitude(self.amplitude)

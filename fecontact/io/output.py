@@ -185,25 +185,49 @@ def write_pvd(path: Path, entries: list) -> None:
     write_text(path, "\n".join(lines))
 
 
-def write_summary(path: Path, summary: dict, encoded_steps: list | None = None) -> None:
-    """Write ``summary`` as indented JSON.
+def write_summary(path: Path, summary: dict, cache: dict | None = None) -> None:
+    """Write ``summary`` as indented JSON, each time series on one line.
 
-    ``encoded_steps`` (a list kept by the caller between calls) caches the
-    JSON text of ``summary["steps"]``, which only ever grow at the end: a run
-    rewrites the file after every output level, and re-encoding every step's
-    Newton history each time made runs with hundreds of levels quadratic.
-    The text is the same as without the cache.
+    ``cache`` (a dict kept by the caller between calls) holds the JSON text
+    of ``summary["steps"]`` (one entry per step) and of the values of
+    ``summary["time_series"]`` (one entry per value): both only ever grow at
+    the end, and a run rewrites the file after every output step, so
+    re-encoding them each time made long runs quadratic.  The text is the
+    same as without the cache.
     """
-    if encoded_steps is None or not summary.get("steps"):
-        write_text(path, json.dumps(summary, indent=2, default=_json_default) + "\n")
-        return
-    steps = summary["steps"]
-    for step in steps[len(encoded_steps):]:
-        encoded_steps.append(textwrap.indent(json.dumps(step, indent=2, default=_json_default), "    "))
-    placeholder = "\x00steps\x00"
-    head = json.dumps({**summary, "steps": placeholder}, indent=2, default=_json_default)
-    body = "[\n" + ",\n".join(encoded_steps[:len(steps)]) + "\n  ]"
-    write_text(path, head.replace(json.dumps(placeholder), body, 1) + "\n")
+    cache = {} if cache is None else cache
+    parts = {}
+    steps = summary.get("steps")
+    if steps:
+        encoded = cache.setdefault("steps", [])
+        del encoded[len(steps):]
+        for step in steps[len(encoded):]:
+            encoded.append(textwrap.indent(json.dumps(step, indent=2, default=_json_default), "    "))
+        parts["steps"] = "[\n" + ",\n".join(encoded) + "\n  ]"
+    if summary.get("time_series"):
+        parts["time_series"] = _growing(summary["time_series"], cache.setdefault("series", {}), (), 1)
+    marks = {key: f"\x00{key}\x00" for key in parts}
+    text = json.dumps({**summary, **marks}, indent=2, default=_json_default)
+    for key, body in parts.items():
+        text = text.replace(json.dumps(marks[key]), body, 1)
+    write_text(path, text + "\n")
+
+
+def _growing(value, cache: dict, path: tuple, depth: int) -> str:
+    """JSON of nested tables whose leaves are lists that only grow (their items cached by path)."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        pad = "  " * (depth + 1)
+        items = [f"{pad}{json.dumps(key)}: {_growing(item, cache, path + (key,), depth + 1)}"
+                 for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+    if isinstance(value, list):
+        done = cache.setdefault(path, [])
+        del done[len(value):]
+        done.extend(json.dumps(item, default=_json_default) for item in value[len(done):])
+        return "[" + ", ".join(done) + "]"
+    return json.dumps(value, default=_json_default)
 
 
 def _json_default(obj):

@@ -34,6 +34,7 @@ import numpy as np
 
 from dataclasses import dataclass, field
 
+from ..bodies.pieces import node_pieces
 from ..contact.surface import ContactSurface
 from ..mesh.quality import format_point
 from ..solve.operators import kinematic_operator
@@ -238,7 +239,10 @@ def rigid_mode_findings(problem, places: Places = Places()) -> list:
                        if not any(p.friction.has_friction for p in problem.pairs if p.name in pairs)
                        else "")
                     if pairs else "no contact pair involves the body")
-            out.append(f"{places.prefix}body {body.name!r}{places.bodies.get(b, '')} has a "
+            pieces = int(node_pieces(body).max()) + 1
+            split = (f" (its mesh is in {pieces} disconnected pieces, each moving on its own)"
+                     if pieces > 1 else "")
+            out.append(f"{places.prefix}body {body.name!r}{places.bodies.get(b, '')}{split} has a "
                        f"rigid-body motion "
                        f"({_describe(part, body.dim)}) that no Dirichlet condition, coupling or "
                        f"spring removes and {held}; add a support (dirichlet, spring) or friction")

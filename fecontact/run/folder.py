@@ -111,7 +111,7 @@ class RunFolder:
         self.fingerprint = fingerprint
         self.analysis = analysis
         self.pvd: list = []
-        self._encoded: list = []
+        self._encoded: dict = {}       # JSON text of the steps and series written so far
 
     def resume(self, cp: checkpoint.Checkpoint) -> dict:
         """Take over the folder of the run ``cp`` came from: its ``.pvd`` entries.

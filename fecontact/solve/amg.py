@@ -22,7 +22,7 @@ def rigid_body_modes(system) -> np.ndarray:
     -------
     ndarray, shape (n_reduced, 3) in 2D, (n_reduced, 6) in 3D
     """
-    from ..bodies.system import rigid_motions
+    from ..bodies.pieces import rigid_motions
 
     modes = rigid_motions(system.reference_coords())
     return np.column_stack([system.to_reduced(m) for m in modes.T])

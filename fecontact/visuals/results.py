@@ -22,6 +22,7 @@ imports pyvista when :func:`to_grid` is called.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
@@ -130,7 +131,20 @@ def to_grid(source, step: int = -1):
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
     if not folder.steps:
         raise FileNotFoundError(f"{folder.path}: {why_no_vtu(folder)}")
-    grid = pv.read(folder.steps[step][1])
+    vtu = folder.steps[step][1]
+    try:
+        ElementTree.parse(vtu)                   # a cut-short file, before VTK prints about it
+    except (ElementTree.ParseError, OSError) as err:
+        raise ResultFolderError(f"{vtu}: damaged ({one_line(err)})") from None
+    try:
+        with warnings.catch_warnings():        # a damaged file is reported below, in one line
+            warnings.simplefilter("ignore")
+            grid = pv.read(vtu)
+    except Exception as err:                   # VTK and pyvista raise many types
+        raise ResultFolderError(f"{vtu}: damaged ({one_line(err)})") from None
+    if grid.n_points == 0 or "displacement" not in grid.point_data:
+        raise ResultFolderError(f"{vtu}: damaged (no points or no displacement field could be "
+                                f"read; cut short or not written by fecontact)")
     return grid
 
 

@@ -1,0 +1,189 @@
+"""Output files are whole or absent, and a signal at any moment ends in one line with 130/143.
+
+* a process killed (SIGKILL) at random moments of a run leaves only whole
+  files: every VTU parses, the ``.pvd`` lists only files that exist, and the
+  leftover temporaries are removed by the next run;
+* a restart of a folder stopped before its first step starts over, and one
+  stopped while the last step was written concludes the run;
+* a signal after the final summary does not change the exit status;
+* SIGINT/SIGTERM while Python imports the solver, builds the model or
+  solves end with one line and 128 + the signal number, never a traceback.
+"""
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import meshio
+import pytest
+
+from fecontact.cli import main
+from fecontact.io.atomic import PART, clean_temporaries, replacing, temporary
+from test_reliability import COARSE, FRICTION, HERTZ, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMAND = [sys.executable, "-c", "import sys; from fecontact.__main__ import run; sys.exit(run())"]
+
+
+def _whole_folder(folder: Path) -> int:
+    """Every VTU on disk parses and every ``.pvd`` entry exists; the number of VTU files."""
+    vtus = sorted(folder.glob("*.vtu"))
+    for path in vtus:
+        meshio.read(str(path))
+    for pvd in folder.glob("*.pvd"):
+        for entry in ET.parse(pvd).getroot().iter("DataSet"):
+            assert (folder / entry.get("file")).is_file(), entry.get("file")
+    if (folder / "summary.json").is_file():
+        json.loads((folder / "summary.json").read_text())
+    return len(vtus)
+
+
+def test_replacing_leaves_the_old_file_when_the_writer_fails(tmp_path):
+    target = tmp_path / "summary.json"
+    target.write_text("old")
+    with pytest.raises(RuntimeError):
+        with replacing(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("killed")
+    assert target.read_text() == "old" and not temporary(target).exists()
+
+
+def test_sigkill_at_random_moments_leaves_whole_files_and_the_next_run_cleans_up(tmp_path):
+    """Six runs killed with SIGKILL between 1.2 s and 3.7 s: only whole files are left."""
+    args = ["run", str(FRICTION), *COARSE, "--quiet"]
+    written = []
+    for k, delay in enumerate((1.2, 1.7, 2.2, 2.7, 3.2, 3.7)):
+        out = tmp_path / f"killed{k}"
+        proc = subprocess.Popen(COMMAND + args + ["--out", str(out)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+        written.append(_whole_folder(out) if out.exists() else 0)
+    assert max(written) > 0, written               # some kills came after steps were written
+    # a temporary like the ones a kill leaves behind is removed by the next run there
+    out = tmp_path / "killed5"
+    out.mkdir(exist_ok=True)
+    stale = out / f".step_0003.vtu{PART}"
+    stale.write_text("<VTKFile")
+    code = main(args + ["--out", str(out)])
+    assert code == 0 and not stale.exists() and not list(out.glob(f".*{PART}"))
+    assert _whole_folder(out) > 0
+
+
+def test_clean_temporaries_names_what_it_removed(tmp_path):
+    for name in (f".a.vtu{PART}", "summary.json.tmp", "restart.npz.tmp.npz", "keep.vtu"):
+        (tmp_path / name).write_text("x")
+    assert clean_temporaries(tmp_path) == sorted([f".a.vtu{PART}", "summary.json.tmp",
+                                                  "restart.npz.tmp.npz"])
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.vtu"]
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line_before_solving(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, _, err = cli(capsys, "run", HERTZ, "--out", blocker / "out", *COARSE)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert str(blocker / "out") in lines[0] and "cannot write to the output folder" in lines[0]
+
+
+def _signal_in_step(level, signum=signal.SIGTERM):
+    class Handler(logging.Handler):
+        def emit(self, record):
+            words = record.getMessage().split()
+            if words[:1] == ["step"] and int(words[1].split("/")[0]) == level:
+                signal.raise_signal(signum)
+    return Handler()
+
+
+def test_restart_of_a_run_stopped_in_its_first_step_starts_over(capsys, tmp_path, caplog):
+    out = tmp_path / "first"
+    logger = logging.getLogger("fecontact.analysis.static")
+    handler = _signal_in_step(1)
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        code, _, err = cli(capsys, "run", FRICTION, "--out", out, *COARSE, "--quiet")
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
+    assert code == 143 and "before the first step was written" in err, err
+    assert not (out / "restart.npz").exists()
+    with caplog.at_level(logging.WARNING, logger="fecontact.run.static"):
+        code, _, err = cli(capsys, "run", FRICTION, "--restart", out, *COARSE, "--quiet")
+    assert code == 0, err
+    assert "starting it from the beginning" in caplog.text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["converged"] and "restarts" not in summary or not summary["restarts"]
+
+
+def test_a_signal_while_the_last_step_is_written_is_concluded_by_restart(capsys, tmp_path,
+                                                                         monkeypatch):
+    from fecontact.run import checkpoint
+
+    out = tmp_path / "last"
+    levels = 4
+    original = checkpoint.save
+
+    def save_then_signal(folder, analysis, index, *args, **kwargs):
+        original(folder, analysis, index, *args, **kwargs)
+        if index == levels:
+            signal.raise_signal(signal.SIGTERM)        # deferred to the end of the step's write
+
+    monkeypatch.setattr(checkpoint, "save", save_then_signal)
+    code, _, err = cli(capsys, "run", HERTZ, "--out", out, *COARSE, "--quiet")
+    monkeypatch.setattr(checkpoint, "save", original)
+    assert code == 143, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert not summary["converged"] and f"after {levels} of {levels}" in summary["reason"]
+    code, _, err = cli(capsys, "run", HERTZ, "--restart", out, *COARSE, "--quiet")
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["converged"] and len(summary["steps"]) == levels
+    code, _, err = cli(capsys, "run", HERTZ, "--restart", out, *COARSE, "--quiet")
+    assert code == 2 and "complete; nothing to continue" in err
+
+
+def test_a_signal_after_the_final_summary_keeps_the_runs_exit_status(capsys, tmp_path,
+                                                                     monkeypatch):
+    from fecontact.run.static import StaticRun
+
+    def finish_interrupted(self, out):
+        signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(StaticRun, "finish", finish_interrupted)
+    out = tmp_path / "late"
+    code, _, err = cli(capsys, "run", HERTZ, "--out", out, *COARSE, "--quiet")
+    summary = json.loads((out / "summary.json").read_text())
+    assert code == 0 and summary["converged"], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signals_while_importing_building_or_solving_end_in_one_line(tmp_path, signum):
+    """A signal 0.08 s to 2.5 s after start: one line, 128 + signum, never a traceback."""
+    outcomes = []
+    for k, delay in enumerate((0.08, 0.3, 0.6, 1.0, 1.5, 2.5)):
+        out = tmp_path / f"run{k}"
+        proc = subprocess.Popen(COMMAND + ["run", str(FRICTION), "--quiet", "--out", str(out)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:                    # finished before the signal
+            continue
+        lines = err.strip().splitlines()
+        assert proc.returncode == 128 + signum, (delay, proc.returncode, err)
+        assert "Traceback" not in err and lines[-1].startswith("interrupted by"), (delay, err)
+        assert len([line for line in lines if line.startswith("interrupted")]) == 1, err
+        if out.exists():
+            _whole_folder(out)
+        outcomes.append(lines[-1].split(";")[0].split(" before")[0])
+    assert len(outcomes) >= 4, outcomes
