@@ -1,8 +1,13 @@
 """TOML case files: from the file on disk to a checked model ready to solve.
 
+* :mod:`.types` -- the typed schema: one msgspec struct per table, with
+  the ranges of :mod:`fecontact.fields` and the cross-field rules; its JSON
+  Schema (``fecontact schema``);
+* :mod:`.meshes` -- the mesh tables (a file, or each generator's typed
+  parameters) and the size estimate behind the memory limit;
 * :mod:`.schema` -- reading a case, ``--set key.path=value`` overrides and
-  validation against the schema (:class:`~fecontact.case.schema.CaseError`
-  names the file and the key);
+  conversion to the typed schema (:class:`~fecontact.case.schema.CaseError`
+  names the file and the dotted key);
 * :mod:`.bodies` -- the bodies' tables: meshes (generated or read),
   amplitudes, supports and springs;
 * :mod:`.contact` -- the contact tables: slave surfaces, masters (bodies or

@@ -17,7 +17,7 @@ from .bodies import amplitude_of
 
 from .schema import CaseError
 from ..contact.obstacles import COUNTERPART, OBSTACLES
-from ..friction import LAWS, Coulomb, Frictionless, SmoothIPC, StaticKinetic, VelocityDependent
+from ..friction import Coulomb, Frictionless, SmoothIPC, StaticKinetic, VelocityDependent
 
 def surface_of(spec: dict, where: str, bodies: dict, source: str):
     """The surface named by a ``{body, boundary}`` table of a contact pair.
@@ -77,35 +77,17 @@ def friction_law(spec: dict, where: str, source: str):
     take ``mu_s`` and ``mu_k`` (each defaults to ``mu``), ``velocity`` also
     ``dc`` (needed when ``mu_s != mu_k``) and ``ipc`` ``eps_v``.
     """
-    name = spec.get("law", "coulomb")
-    if name not in LAWS:
-        raise CaseError(f"{source}: '{where}.law' = {name!r}; choose one of {', '.join(LAWS)}")
-    for key in ("mu", "mu_s", "mu_k", "dc", "eps_v"):
-        if key in spec and not float(spec[key]) >= 0.0:
-            raise CaseError(f"{source}: '{where}.{key}' must be >= 0, got {spec[key]}")
+    name = spec.get("law", "coulomb")          # the schema checked the law and its coefficients
     if name == "frictionless":
         return Frictionless()
-
-    def coefficient(key, default=None):
-        if key not in spec and default is None:
-            raise CaseError(f"{source}: '{where}' needs '{key}' for law {name!r}")
-        return float(spec.get(key, default))     # >= 0: checked above
-
     if name == "coulomb":
-        return Coulomb(coefficient("mu", 0.0))
-    mu = spec.get("mu")
-    mu_s, mu_k = coefficient("mu_s", mu), coefficient("mu_k", mu)
-    if mu_k > mu_s:
-        raise CaseError(f"{source}: '{where}.mu_k' ({mu_k}) must not exceed '{where}.mu_s' "
-                        f"({mu_s}): kinetic friction is at most static friction")
+        return Coulomb(spec["mu"])
+    mu_s, mu_k = spec.get("mu_s", spec.get("mu")), spec.get("mu_k", spec.get("mu"))
     if name == "static_kinetic":
         return StaticKinetic(mu_s, mu_k)
     if name == "velocity":
-        return VelocityDependent(mu_s, mu_k, coefficient("dc", 0.0 if mu_s == mu_k else None))
-    eps_v = coefficient("eps_v")
-    if eps_v <= 0:
-        raise CaseError(f"{source}: '{where}.eps_v' must be > 0, got {eps_v}")
-    return SmoothIPC(mu_s, mu_k, eps_v)
+        return VelocityDependent(mu_s, mu_k, spec.get("dc", 0.0))
+    return SmoothIPC(mu_s, mu_k, spec["eps_v"])
 
 
 def master_of(spec: dict, where: str, bodies: dict, source: str):
@@ -132,11 +114,8 @@ def master_of(spec: dict, where: str, bodies: dict, source: str):
     """
     if "body" in spec:
         return surface_of(spec, where, bodies, source)
-    kind = spec.get("obstacle")
+    kind = spec["obstacle"]                     # the schema: a body's boundary or an obstacle
     dim = next(iter(bodies.values())).dim
-    if kind not in OBSTACLES:
-        raise CaseError(f"{source}: '{where}' needs 'body' and 'boundary', or 'obstacle' = "
-                        f"{'line or circle' if dim == 2 else 'plane or sphere'}")
     cls = OBSTACLES[kind]
     if cls.dim != dim:
         other = COUNTERPART[kind]
@@ -147,13 +126,6 @@ def master_of(spec: dict, where: str, bodies: dict, source: str):
     amp = amplitude_of(spec.get("amplitude"), f"{where}.amplitude", source)
     if kind in ("line", "plane"):
         normal = vector_of(spec, "normal", zero[:-1] + [1.0], dim, where, source)
-        if np.linalg.norm(normal) == 0:
-            raise CaseError(f"{source}: '{where}.normal' must be non-zero")
         return cls(vector_of(spec, "point", zero, dim, where, source), normal, disp, amp)
-    for key in ("center", "radius"):
-        if key not in spec:
-            raise CaseError(f"{source}: '{where}' ({kind}) needs '{key}'")
-    if not spec["radius"] > 0:
-        raise CaseError(f"{source}: '{where}.radius' must be > 0")
     return cls(vector_of(spec, "center", zero, dim, where, source), float(spec["radius"]),
                bool(spec.get("inside", False)), disp, amp)

@@ -52,11 +52,6 @@ Component = Literal["x", "y", "z", "all"]
 Unset = UnsetType
 
 
-def _doc(kind, text: str):
-    """``kind`` with a description for the JSON Schema and the reference page."""
-    return Annotated[kind, Meta(description=text)]
-
-
 class Table(Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """A case-file table: unknown keys are refused."""
 
@@ -75,22 +70,22 @@ def _check_amplitude(table) -> None:
 class MaterialTable(Table):
     """Isotropic linear elasticity."""
 
-    E: _doc(Modulus, "Young's modulus")
-    nu: _doc(Poisson, "Poisson ratio")
-    model: _doc(Literal[PLANE_MODELS], "2D: plane_strain (default) or plane_stress") | Unset = UNSET
-    density: _doc(NonNegative, "mass per volume; needed (> 0) by dynamic cases") | Unset = UNSET
+    E: Annotated[Modulus, Meta(description="Young's modulus")]
+    nu: Annotated[Poisson, Meta(description="Poisson ratio")]
+    model: Annotated[Literal[PLANE_MODELS], Meta(description="2D: plane_strain (default) or plane_stress")] | Unset = UNSET
+    density: Annotated[NonNegative, Meta(description="mass per volume; needed (> 0) by dynamic cases")] | Unset = UNSET
 
 
 class Dirichlet(Table):
     """A prescribed displacement on a boundary or at the node nearest a point."""
 
-    boundary: _doc(Name, "boundary name (or give point)") | Unset = UNSET
-    point: _doc(Vector, "the node nearest this point (or give boundary)") | Unset = UNSET
-    component: _doc(Component, "one component (or components)") | Unset = UNSET
-    components: _doc(list[Component], "components held (default: all)") | Unset = UNSET
-    value: _doc(Number, "displacement at load factor 1 (default 0)") | Unset = UNSET
+    boundary: Annotated[Name, Meta(description="boundary name (or give point)")] | Unset = UNSET
+    point: Annotated[Vector, Meta(description="the node nearest this point (or give boundary)")] | Unset = UNSET
+    component: Annotated[Component, Meta(description="one component (or components)")] | Unset = UNSET
+    components: Annotated[list[Component], Meta(description="components held (default: all)")] | Unset = UNSET
+    value: Annotated[Number, Meta(description="displacement at load factor 1 (default 0)")] | Unset = UNSET
     amplitude: Amplitude | Unset = UNSET
-    name: _doc(Name, "name of the reaction in the summary") | Unset = UNSET
+    name: Annotated[Name, Meta(description="name of the reaction in the summary")] | Unset = UNSET
 
     def __post_init__(self):
         if self.boundary is UNSET and self.point is UNSET:
@@ -107,7 +102,7 @@ class Coupling(Table):
 
     boundary: Name
     component: Literal["x", "y", "z"]
-    force: _doc(Number, "total force at load factor 1 (default 0)") | Unset = UNSET
+    force: Annotated[Number, Meta(description="total force at load factor 1 (default 0)")] | Unset = UNSET
     amplitude: Amplitude | Unset = UNSET
     name: Name | Unset = UNSET
 
@@ -131,7 +126,7 @@ class Traction(Table):
     """A surface traction vector on a boundary."""
 
     boundary: Name
-    value: _doc(Vector, "traction vector, one component per dimension")
+    value: Annotated[Vector, Meta(description="traction vector, one component per dimension")]
     amplitude: Amplitude | Unset = UNSET
 
     def __post_init__(self):
@@ -153,12 +148,12 @@ class BodyTable(Table):
     """An elastic body: a mesh, an element, a material, supports and loads."""
 
     name: Name
-    element: _doc(Literal[tuple(ELEMENTS)], "finite element")
-    mesh: _doc(Union[MESH_TABLES], "a mesh file, or a generator with its parameters")
+    element: Annotated[Literal[tuple(ELEMENTS)], Meta(description="finite element")]
+    mesh: Annotated[Union[MESH_TABLES], Meta(description="a mesh file, or a generator with its parameters")]
     material: MaterialTable | Unset = UNSET
-    materials: _doc(dict[Name, MaterialTable], "one material per mesh region") | Unset = UNSET
-    body_force: _doc(Vector, "force per volume") | Unset = UNSET
-    initial_velocity: _doc(Vector, "dynamic cases: initial velocity") | Unset = UNSET
+    materials: Annotated[dict[Name, MaterialTable], Meta(description="one material per mesh region")] | Unset = UNSET
+    body_force: Annotated[Vector, Meta(description="force per volume")] | Unset = UNSET
+    initial_velocity: Annotated[Vector, Meta(description="dynamic cases: initial velocity")] | Unset = UNSET
     spring: list[Spring] | Unset = UNSET
     dirichlet: list[Dirichlet] | Unset = UNSET
     coupling: list[Coupling] | Unset = UNSET
@@ -184,12 +179,12 @@ class MasterTable(Table):
     body: Name | Unset = UNSET
     boundary: Name | Unset = UNSET
     obstacle: Literal[tuple(OBSTACLES)] | Unset = UNSET
-    point: _doc(Vector, "line/plane: a point on it (default origin)") | Unset = UNSET
-    normal: _doc(Vector, "line/plane: normal towards the bodies (default +y / +z)") | Unset = UNSET
-    center: _doc(Vector, "circle/sphere: centre") | Unset = UNSET
-    radius: _doc(Positive, "circle/sphere: radius") | Unset = UNSET
-    inside: _doc(bool, "circle/sphere: bodies inside it") | Unset = UNSET
-    displacement: _doc(Vector, "rigid displacement at load factor 1") | Unset = UNSET
+    point: Annotated[Vector, Meta(description="line/plane: a point on it (default origin)")] | Unset = UNSET
+    normal: Annotated[Vector, Meta(description="line/plane: normal towards the bodies (default +y / +z)")] | Unset = UNSET
+    center: Annotated[Vector, Meta(description="circle/sphere: centre")] | Unset = UNSET
+    radius: Annotated[Positive, Meta(description="circle/sphere: radius")] | Unset = UNSET
+    inside: Annotated[bool, Meta(description="circle/sphere: bodies inside it")] | Unset = UNSET
+    displacement: Annotated[Vector, Meta(description="rigid displacement at load factor 1")] | Unset = UNSET
     amplitude: Amplitude | Unset = UNSET
 
     def __post_init__(self):
@@ -211,12 +206,12 @@ class MasterTable(Table):
 class FrictionTable(Table):
     """A friction law and its coefficients."""
 
-    law: _doc(Literal[LAWS], "friction law (default coulomb)") | Unset = UNSET
-    mu: _doc(NonNegative, "coulomb: coefficient; others: default of mu_s and mu_k") | Unset = UNSET
-    mu_s: _doc(NonNegative, "static (breakaway) coefficient") | Unset = UNSET
-    mu_k: _doc(NonNegative, "kinetic (sliding) coefficient, <= mu_s") | Unset = UNSET
-    dc: _doc(NonNegative, "velocity: decay rate of mu with the slip rate") | Unset = UNSET
-    eps_v: _doc(Positive, "ipc: slip-rate threshold") | Unset = UNSET
+    law: Annotated[Literal[LAWS], Meta(description="friction law (default coulomb)")] | Unset = UNSET
+    mu: Annotated[NonNegative, Meta(description="coulomb: coefficient; others: default of mu_s and mu_k")] | Unset = UNSET
+    mu_s: Annotated[NonNegative, Meta(description="static (breakaway) coefficient")] | Unset = UNSET
+    mu_k: Annotated[NonNegative, Meta(description="kinetic (sliding) coefficient, <= mu_s")] | Unset = UNSET
+    dc: Annotated[NonNegative, Meta(description="velocity: decay rate of mu with the slip rate")] | Unset = UNSET
+    eps_v: Annotated[Positive, Meta(description="ipc: slip-rate threshold")] | Unset = UNSET
 
     def __post_init__(self):
         law = "coulomb" if self.law is UNSET else self.law
@@ -243,9 +238,9 @@ class ContactTable(Table):
     slave: SurfaceTable
     master: MasterTable
     name: Name | Unset = UNSET
-    friction: _doc(FrictionTable, "default: frictionless") | Unset = UNSET
-    c_n: _doc(Positive, "normal augmentation (default: from the stiffness)") | Unset = UNSET
-    c_t: _doc(Positive, "tangential augmentation (default: from the stiffness)") | Unset = UNSET
+    friction: Annotated[FrictionTable, Meta(description="default: frictionless")] | Unset = UNSET
+    c_n: Annotated[Positive, Meta(description="normal augmentation (default: from the stiffness)")] | Unset = UNSET
+    c_t: Annotated[Positive, Meta(description="tangential augmentation (default: from the stiffness)")] | Unset = UNSET
     augmentation_factor: Positive | Unset = UNSET
     formulation: Literal[FORMULATIONS] | Unset = UNSET
     two_pass: bool | Unset = UNSET
@@ -266,11 +261,9 @@ class TieTable(Table):
 class StepsTable(Table):
     """Quasi-static load steps: ``count`` equal steps to ``t_end``, or explicit ``levels`` (which win)."""
 
-    count: _doc(Annotated[int, Meta(ge=1, le=MAX_STEPS)],
-                "number of equal load steps (default 1)") | Unset = UNSET
-    t_end: _doc(Positive, "final load factor (default 1)") | Unset = UNSET
-    levels: _doc(Annotated[list[Positive], Meta(min_length=1, max_length=MAX_STEPS)],
-                 "load factors, strictly increasing") | Unset = UNSET
+    count: Annotated[Annotated[int, Meta(ge=1, le=MAX_STEPS)], Meta(description="number of equal load steps (default 1)")] | Unset = UNSET
+    t_end: Annotated[Positive, Meta(description="final load factor (default 1)")] | Unset = UNSET
+    levels: Annotated[Annotated[list[Positive], Meta(min_length=1, max_length=MAX_STEPS)], Meta(description="load factors, strictly increasing")] | Unset = UNSET
 
     def __post_init__(self):
         if self.levels is not UNSET:
@@ -284,11 +277,11 @@ class DynamicsTable(Table):
     dt: Positive
     t_end: Positive
     integrator: Literal[INTEGRATORS] | Unset = UNSET
-    rho_inf: _doc(Annotated[float, Meta(ge=0, le=1)], "spectral radius at infinity") | Unset = UNSET
+    rho_inf: Annotated[Annotated[float, Meta(ge=0, le=1)], Meta(description="spectral radius at infinity")] | Unset = UNSET
     initial: Literal[INITIAL] | Unset = UNSET
     contact_mass: Literal[CONTACT_MASS] | Unset = UNSET
     project_velocities: bool | Unset = UNSET
-    output_every: _doc(Count, "write every n-th step (default 1)") | Unset = UNSET
+    output_every: Annotated[Count, Meta(description="write every n-th step (default 1)")] | Unset = UNSET
 
     def __post_init__(self):
         if self.t_end < self.dt:
@@ -301,18 +294,18 @@ class DynamicsTable(Table):
 class SolverTable(Table):
     """Newton, load stepping and linear solver options."""
 
-    backend: _doc(Literal[BACKENDS], "linear solver (default auto)") | Unset = UNSET
-    tolerance: _doc(Annotated[float, Meta(gt=0, lt=1)], "Newton tolerance (default 1e-9)") | Unset = UNSET
-    max_iterations: _doc(Count, "Newton iterations per increment (default 30)") | Unset = UNSET
-    max_cutbacks: _doc(Annotated[int, Meta(ge=0, le=60)], "halvings in a row (default 6)") | Unset = UNSET
-    max_backtracks: _doc(Annotated[int, Meta(ge=0, le=60)], "line-search halvings (default 6)") | Unset = UNSET
-    max_closing: _doc(Count, "nodes that may close in one increment (default: any)") | Unset = UNSET
+    backend: Annotated[Literal[BACKENDS], Meta(description="linear solver (default auto)")] | Unset = UNSET
+    tolerance: Annotated[Annotated[float, Meta(gt=0, lt=1)], Meta(description="Newton tolerance (default 1e-9)")] | Unset = UNSET
+    max_iterations: Annotated[Count, Meta(description="Newton iterations per increment (default 30)")] | Unset = UNSET
+    max_cutbacks: Annotated[Annotated[int, Meta(ge=0, le=60)], Meta(description="halvings in a row (default 6)")] | Unset = UNSET
+    max_backtracks: Annotated[Annotated[int, Meta(ge=0, le=60)], Meta(description="line-search halvings (default 6)")] | Unset = UNSET
+    max_closing: Annotated[Count, Meta(description="nodes that may close in one increment (default: any)")] | Unset = UNSET
 
 
 class OutputTable(Table):
     """What is written."""
 
-    vtu: _doc(bool, "write VTU/PVD files (default true)") | Unset = UNSET
+    vtu: Annotated[bool, Meta(description="write VTU/PVD files (default true)")] | Unset = UNSET
 
 
 class ReferenceTable(Table):
@@ -325,7 +318,7 @@ class ReferenceTable(Table):
     center: Vector | Unset = UNSET
     axis: Vector | Unset = UNSET
     direction: Vector | Unset = UNSET
-    stress: _doc(list[list[Number]], "uniform_stress: the stress tensor") | Unset = UNSET
+    stress: Annotated[list[list[Number]], Meta(description="uniform_stress: the stress tensor")] | Unset = UNSET
     spring: Name | Unset = UNSET
     springs: list[Name] | Unset = UNSET
     contacts: list[Name] | Unset = UNSET
@@ -337,8 +330,7 @@ class CaseFile(Table):
 
     bodies: Annotated[list[BodyTable], Meta(min_length=1)]
     contact: list[ContactTable]
-    name: _doc(Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")],
-               "names the output files: letters, digits, '.', '_', '-'") | Unset = UNSET
+    name: Annotated[Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")], Meta(description="names the output files: letters, digits, '.', '_', '-'")] | Unset = UNSET
     description: str | Unset = UNSET
     tie: list[TieTable] | Unset = UNSET
     steps: StepsTable | Unset = UNSET

@@ -48,7 +48,7 @@ components):
 from __future__ import annotations
 
 import json
-import textwrap
+import re
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -186,7 +186,7 @@ def write_pvd(path: Path, entries: list) -> None:
 
 
 def write_summary(path: Path, summary: dict, cache: dict | None = None) -> None:
-    """Write ``summary`` as indented JSON, each time series on one line.
+    """Write ``summary`` as indented JSON, each step entry and each time series on one line.
 
     ``cache`` (a dict kept by the caller between calls) holds the JSON text
     of ``summary["steps"]`` (one entry per step) and of the values of
@@ -202,15 +202,18 @@ def write_summary(path: Path, summary: dict, cache: dict | None = None) -> None:
         encoded = cache.setdefault("steps", [])
         del encoded[len(steps):]
         for step in steps[len(encoded):]:
-            encoded.append(textwrap.indent(json.dumps(step, indent=2, default=_json_default), "    "))
+            encoded.append("    " + json.dumps(step, default=_json_default))
         parts["steps"] = "[\n" + ",\n".join(encoded) + "\n  ]"
     if summary.get("time_series"):
         parts["time_series"] = _growing(summary["time_series"], cache.setdefault("series", {}), (), 1)
     marks = {key: f"\x00{key}\x00" for key in parts}
-    text = json.dumps({**summary, **marks}, indent=2, default=_json_default)
-    for key, body in parts.items():
-        text = text.replace(json.dumps(marks[key]), body, 1)
-    write_text(path, text + "\n")
+    head = json.dumps({**summary, **marks}, indent=2, default=_json_default)
+    pieces = re.split("(" + "|".join(re.escape(json.dumps(m)) for m in marks.values()) + ")",
+                      head) if marks else [head]
+    bodies = {json.dumps(marks[key]): body for key, body in parts.items()}
+    with replacing(path) as tmp, open(tmp, "w") as stream:     # no copy of the whole text
+        stream.writelines(bodies.get(piece, piece) for piece in pieces)
+        stream.write("\n")
 
 
 def _growing(value, cache: dict, path: tuple, depth: int) -> str:

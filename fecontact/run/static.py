@@ -127,7 +127,7 @@ class StaticRun(RunAnalysis):
     kind = "static"
     other = "dynamic"
 
-    def __init__(self, model: Model):
+    def __init__(self, model: CaseModel):
         self.model = model
         self.problem = problem = model.problem
         tic = time.perf_counter()
