@@ -73,9 +73,13 @@ def phrase(message: str, value=msgspec.UNSET) -> str:
         return f"must be a finite number{got}"
     if message == "Number out of range":
         return f"is out of range (|value| > {_plain(LIMIT)}){got}"
-    count = re.match(r"Expected `(array|object)` of length (>=|<=) (\d+)", message)
+    count = re.match(r"Expected `(array|object|str)` of length (>=|<=) (\d+)", message)
     if count:
-        return f"must have {count.group(2)} {count.group(3)} entries{got}"
+        kind, op, size = count.groups()
+        if kind == "str":
+            return (f"must not be empty{got}" if (op, size) == (">=", "1")
+                    else f"must have {op} {size} characters{got}")
+        return f"must have {op} {size} entries{got}"
     bound = _BOUND.match(message)
     if bound:
         kind, op, limit = bound.groups()

@@ -480,7 +480,8 @@ def test_restart_of_a_damaged_restart_file_is_one_line(capsys, tmp_path, how, wo
     ("summary_truncated", ["summary.json", "damaged", "Unterminated"]),
     ("summary_list", ["summary.json", "damaged", "a JSON list, not an object"]),
     ("pvd_garbage", [".pvd", "damaged index", "not well-formed"]),
-    ("vtu_deleted", ["step_0001.vtu", "missing", "listed in"])])
+    ("vtu_deleted", ["step_0001.vtu", "missing", "listed in"]),
+    ("vtu_truncated", ["step_0004.vtu", "damaged", "no element found"])])
 def test_plot_of_a_damaged_result_folder_is_one_line(capsys, tmp_path, how, words):
     out = tmp_path / "o"
     assert cli(capsys, "run", HERTZ, "--out", out, *COARSE, "--quiet")[0] == 0
@@ -491,6 +492,9 @@ def test_plot_of_a_damaged_result_folder_is_one_line(capsys, tmp_path, how, word
         summary.write_text("[1, 2]")
     elif how == "pvd_garbage":
         pvd.write_text("garbage<")
+    elif how == "vtu_truncated":
+        last = out / "step_0004.vtu"
+        last.write_bytes(last.read_bytes()[:2000])
     else:
         (out / "step_0001.vtu").unlink()
     code, _, err = cli(capsys, "plot", out)

@@ -199,7 +199,8 @@ def test_every_field_refuses_every_kind_of_bad_value():
                 message = str(err)
                 kinds[message.split("' ", 1)[-1].split(",")[0][:24]] += 1
                 if "\n" in message or not message.startswith(SOURCE) or \
-                        not _key_of_message(message, key):
+                        not _key_of_message(message, key) or "`" in message or \
+                        "xpected" in message:          # in the docs' words, not msgspec's
                     failures.append((key, value, message))
                 continue
             failures.append((key, value, "accepted"))
