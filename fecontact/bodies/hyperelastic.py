@@ -1,0 +1,145 @@
+r"""Hyperelastic materials for finite deformation: first Piola–Kirchhoff stress and its tangent.
+
+Total Lagrangian: with the deformation gradient :math:`F = I + \nabla_X u`
+(shape ``(d, d, ...)``, any trailing quadrature axes), each material gives
+the first Piola–Kirchhoff stress :math:`P = \partial W / \partial F` and the
+material tangent :math:`\mathbb{A} = \partial P / \partial F` (shape
+``(d, d, d, d, ...)``, :math:`\mathbb{A}_{iJkL} = \partial P_{iJ} / \partial F_{kL}`).
+In 2D the state is plane strain: :math:`F_{33} = 1`, so the 2 x 2 blocks
+below are exact.  Lamé parameters come from ``E`` and ``nu`` as in linear
+elasticity, so small strains reproduce :class:`fecontact.bodies.elasticity.Material`.
+
+* **St. Venant–Kirchhoff**: :math:`E = \tfrac12(F^TF - I)`,
+  :math:`S = \lambda\,\mathrm{tr}E\,I + 2\mu E`, :math:`P = FS`,
+
+  .. math::
+      \mathbb{A}_{iJkL} = \delta_{ik} S_{JL}
+        + F_{iM}\big(\lambda\delta_{MJ}\delta_{NL} + \mu(\delta_{MN}\delta_{JL}
+        + \delta_{ML}\delta_{JN})\big)F_{kN}.
+
+* **compressible neo-Hookean**:
+  :math:`W = \tfrac{\mu}{2}(I_1 - 3) - \mu\ln J + \tfrac{\lambda}{2}(\ln J)^2`,
+  :math:`P = \mu(F - F^{-T}) + \lambda\ln J\,F^{-T}`,
+
+  .. math::
+      \mathbb{A}_{iJkL} = \mu\delta_{ik}\delta_{JL}
+        + (\mu - \lambda\ln J)\,F^{-1}_{Jk}F^{-1}_{Li}
+        + \lambda\,F^{-1}_{Ji}F^{-1}_{Lk}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..fields import Modulus, Poisson, validate
+
+__all__ = ["Hyperelastic", "NeoHookean", "SaintVenantKirchhoff", "HYPERELASTIC"]
+
+
+@dataclass(frozen=True)
+class Hyperelastic:
+    """A hyperelastic material given by Young's modulus and Poisson's ratio.
+
+    Parameters
+    ----------
+    E : float
+        Young's modulus (small-strain), in [1e-100, 1e100].
+    nu : float
+        Poisson ratio (small-strain), ``-1 < nu < 0.5``.
+    """
+
+    E: Modulus
+    nu: Poisson
+    name: ClassVar[str] = ""
+
+    def __post_init__(self):
+        validate(self)
+
+    @property
+    def lame(self) -> tuple[float, float]:
+        """``(lambda, mu)`` of the small-strain limit (3D and plane strain)."""
+        E, nu = self.E, self.nu
+        return E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)), E / (2.0 * (1.0 + nu))
+
+    def energy(self, F: np.ndarray) -> np.ndarray:
+        """Strain energy per reference volume, shape ``F.shape[2:]``."""
+        raise NotImplementedError
+
+    def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(P, A)``: first Piola–Kirchhoff stress (d, d, ...) and tangent (d, d, d, d, ...)."""
+        raise NotImplementedError
+
+
+def _eye(d: int, F: np.ndarray) -> np.ndarray:
+    """The identity broadcast to the trailing axes of ``F``, shape (d, d, 1, ...)."""
+    return np.eye(d).reshape((d, d) + (1,) * (F.ndim - 2))
+
+
+def _inverse(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(F^{-1}, det F)`` for stacks of (d, d) matrices on the first two axes."""
+    G = np.moveaxis(F, (0, 1), (-2, -1))
+    return np.moveaxis(np.linalg.inv(G), (-2, -1), (0, 1)), np.linalg.det(G)
+
+
+@dataclass(frozen=True)
+class SaintVenantKirchhoff(Hyperelastic):
+    """St. Venant–Kirchhoff: linear in the Green–Lagrange strain (case files: ``saint_venant_kirchhoff``)."""
+
+    name: ClassVar[str] = "saint_venant_kirchhoff"
+
+    def _strain(self, F):
+        d = F.shape[0]
+        return 0.5 * (np.einsum("mi...,mj...->ij...", F, F) - _eye(d, F))
+
+    def energy(self, F: np.ndarray) -> np.ndarray:
+        lam, mu = self.lame
+        E = self._strain(F)
+        tr = np.einsum("ii...->...", E)
+        return 0.5 * lam * tr**2 + mu * np.einsum("ij...,ij...->...", E, E)
+
+    def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lam, mu = self.lame
+        d = F.shape[0]
+        E = self._strain(F)
+        I = _eye(d, F)
+        S = lam * np.einsum("ii...->...", E) * I + 2.0 * mu * E
+        P = np.einsum("im...,mj...->ij...", F, S)
+        A = np.einsum("ik,JL...->iJkL...", np.eye(d), S)
+        A = A + lam * np.einsum("iJ...,kL...->iJkL...", F, F)
+        A = A + mu * np.einsum("iM...,kM...,JL->iJkL...", F, F, np.eye(d))
+        A = A + mu * np.einsum("iL...,kJ...->iJkL...", F, F)
+        return P, A
+
+
+@dataclass(frozen=True)
+class NeoHookean(Hyperelastic):
+    """Compressible neo-Hookean, ``W = mu/2 (I1 - 3) - mu ln J + lambda/2 (ln J)^2`` (``neo_hookean``)."""
+
+    name: ClassVar[str] = "neo_hookean"
+
+    def energy(self, F: np.ndarray) -> np.ndarray:
+        lam, mu = self.lame
+        d = F.shape[0]
+        _, J = _inverse(F)
+        I1 = np.einsum("ij...,ij...->...", F, F) + (3 - d)     # plane strain: F33 = 1
+        return 0.5 * mu * (I1 - 3.0) - mu * np.log(J) + 0.5 * lam * np.log(J) ** 2
+
+    def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lam, mu = self.lame
+        d = F.shape[0]
+        Finv, J = _inverse(F)
+        logJ = np.log(J)
+        FinvT = np.swapaxes(Finv, 0, 1)
+        P = mu * (F - FinvT) + lam * logJ * FinvT
+        A = mu * np.einsum("ik,JL->iJkL", np.eye(d), np.eye(d)).reshape(
+            (d,) * 4 + (1,) * (F.ndim - 2))
+        A = A + (mu - lam * logJ) * np.einsum("Jk...,Li...->iJkL...", Finv, Finv)
+        A = A + lam * np.einsum("Ji...,Lk...->iJkL...", Finv, Finv)
+        return P, A
+
+
+#: case-file names of the hyperelastic models
+HYPERELASTIC = {cls.name: cls for cls in (NeoHookean, SaintVenantKirchhoff)}
