@@ -50,6 +50,7 @@ if TYPE_CHECKING:                      # what static tools and editors see
     from .analysis.static import SteppingOptions, StepRecord, run_steps
     from .bodies.body import ElasticBody
     from .bodies.elasticity import Material
+    from .bodies.hyperelastic import NeoHookean, SaintVenantKirchhoff
     from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
     from .case.build import CaseModel, build_model
     from .case.schema import CaseError, load_case
@@ -80,6 +81,8 @@ _EXPORTS = {
     "run_steps": ".analysis.static",
     "ElasticBody": ".bodies.body",
     "Material": ".bodies.elasticity",
+    "NeoHookean": ".bodies.hyperelastic",
+    "SaintVenantKirchhoff": ".bodies.hyperelastic",
     "Amplitude": ".bodies.system",
     "BulkSystem": ".bodies.system",
     "Coupling": ".bodies.system",
@@ -148,7 +151,8 @@ def __getattr__(name: str):
 
 __all__ = [
     # the model API
-    "Body", "LinearElastic", "Contact", "Tie", "Model", "Solution", "PairFields", "Frictionless",
+    "Body", "LinearElastic", "NeoHookean", "SaintVenantKirchhoff", "Contact", "Tie", "Model",
+    "Solution", "PairFields", "Frictionless",
     # bodies and meshes
     "ElasticBody", "Material", "BulkSystem", "build_system", "Amplitude", "Dirichlet", "Coupling",
     "Load", "Spring", "load_mesh",

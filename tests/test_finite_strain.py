@@ -117,3 +117,120 @@ def test_block_compressed_by_30_percent_matches_the_closed_form(material, name):
     # homogeneous: the free side face moves out by (lateral stretch - 1) everywhere
     side = basis.get_dofs(lambda p: np.isclose(p[0], 1.0)).nodal["u^1"]
     np.testing.assert_allclose(u[side], lateral - 1.0, atol=1e-10)
+
+
+# -- bodies in finite strain in contact (Model API and case files) -------------------------------
+
+def _compressed_block(material, dim, steps=10):
+    """A unit block pressed 30 % onto a frictionless rigid line (plane), free sideways."""
+    import fecontact as fc
+
+    if dim == 2:
+        mesh = skfem.MeshQuad.init_tensor(*[np.linspace(0, 1, 5)] * 2)
+        obstacle = fc.RigidLine(point=(0, 0), normal=(0, 1))
+    else:
+        mesh = skfem.MeshHex.init_tensor(*[np.linspace(0, 1, 3)] * 3)
+        obstacle = fc.RigidPlane(point=(0, 0, 0), normal=(0, 0, 1))
+    mesh = mesh.with_boundaries({"bottom": lambda x: x[-1] < 1e-9, "top": lambda x: x[-1] > 1 - 1e-9,
+                                 "left": lambda x: x[0] < 1e-9, "front": lambda x: x[1] < 1e-9})
+    body = fc.Body("block", mesh, "Q1", material)
+    body.fix("top", **{"xyz"[dim - 1]: -0.3})
+    body.fix("left", x=0.0)
+    if dim == 3:
+        body.fix("front", y=0.0)
+    pair = fc.Contact(body.surface("bottom"), obstacle, fc.Frictionless())
+    return fc.Model([body], [pair]).solve(steps=steps)
+
+
+@pytest.mark.parametrize("material", MATERIALS, ids=lambda m: m.name)
+@pytest.mark.parametrize("dim", [2, 3])
+def test_block_pressed_30_percent_on_a_rigid_plane_matches_the_closed_form(material, dim):
+    result = _compressed_block(material, dim)
+    assert result.converged
+    expected, lateral = _uniaxial_reaction(material, dim, 0.7)
+    force = result.contact().force[dim - 1].sum()
+    assert abs(force + expected) <= 1e-9 * abs(expected)           # the line pushes up
+    assert abs(result.reaction("top")[dim - 1] - expected) <= 1e-9 * abs(expected)
+
+
+def test_newton_converges_quadratically_once_the_contact_status_is_settled():
+    """After the first increment every node is closed: ``r_{k+1} <= C r_k^2`` with a bounded C.
+
+    ``r`` is the relative equilibrium residual of each iteration; pairs with
+    ``r_k < 1e-3`` are in the asymptotic range.
+    """
+    result = _compressed_block(NeoHookean(100.0, 0.3), 2, steps=5)
+    constants = []
+    for record in result.records[1:]:
+        r = [h.equilibrium for h in record.history]
+        constants += [b / a**2 for a, b in zip(r, r[1:]) if a < 1e-3 and b > 0.0]
+    print("r_(k+1) / r_k^2 on the settled increments:", np.round(constants, 3))
+    assert constants and max(constants) <= 1.0, constants
+
+
+def test_small_loads_reproduce_linear_elasticity():
+    """The same block pressed by 1e-4: finite-strain and linear reactions agree to 1e-3 relative."""
+    import fecontact as fc
+
+    mesh = skfem.MeshTri.init_tensor(*[np.linspace(0, 1, 6)] * 2).with_boundaries({
+        "bottom": lambda x: x[1] < 1e-9, "top": lambda x: x[1] > 1 - 1e-9,
+        "left": lambda x: x[0] < 1e-9})
+    reactions = []
+    for material in (fc.LinearElastic(E=100.0, nu=0.3), NeoHookean(100.0, 0.3),
+                     SaintVenantKirchhoff(100.0, 0.3)):
+        body = fc.Body("block", mesh, "P2", material)
+        body.fix("top", y=-1e-4)
+        body.fix("left", x=0.0)
+        pair = fc.Contact(body.surface("bottom"), fc.RigidLine(point=(0, 0), normal=(0, 1)),
+                          fc.Coulomb(0.3))
+        result = fc.Model([body], [pair]).solve(steps=1)
+        assert result.converged
+        reactions.append(result.reaction("top"))
+    for other in reactions[1:]:
+        np.testing.assert_allclose(other, reactions[0], rtol=1e-3, atol=1e-3 * abs(reactions[0][1]))
+
+
+def test_backends_that_keep_a_constant_stiffness_are_refused_for_finite_strain(tmp_path, capsys):
+    from fecontact.cli import main
+
+    case = tmp_path / "block.toml"
+    case.write_text(CASE)
+    code = main(["run", str(case), "--out", str(tmp_path / "o"), "--set", "solver.backend=schur"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "finite strain" in err[0] and "'direct'" in err[0], err
+
+
+CASE = """
+name = "nh_block"
+[[bodies]]
+name = "block"
+element = "Q1"
+mesh = { generator = "rectangle", x0 = 0.0, x1 = 1.0, y0 = 0.0, y1 = 1.0, nx = 4, ny = 4, element = "quad" }
+material = { model = "neo_hookean", E = 100.0, nu = 0.3 }
+[[bodies.dirichlet]]
+boundary = "top"
+component = "y"
+value = -0.3
+[[bodies.dirichlet]]
+boundary = "left"
+component = "x"
+[[contact]]
+slave = { body = "block", boundary = "bottom" }
+master = { obstacle = "line", point = [0.0, 0.0], normal = [0.0, 1.0] }
+[steps]
+count = 10
+"""
+
+
+def test_a_case_file_with_a_neo_hookean_body_runs_to_the_closed_form(tmp_path, capsys):
+    import json
+
+    from fecontact.cli import main
+
+    case = tmp_path / "block.toml"
+    case.write_text(CASE)
+    assert main(["run", str(case), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    expected, _ = _uniaxial_reaction(NeoHookean(100.0, 0.3), 2, 0.7)
+    assert summary["converged"] and summary["check"]["passed"]
+    assert abs(summary["reaction"]["top"][1] - expected) <= 1e-9 * abs(expected)

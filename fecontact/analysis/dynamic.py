@@ -90,6 +90,9 @@ class DynamicAnalysis:
         sysm = problem.system
         if sysm.M is None:
             raise ValueError("dynamics needs a mass matrix (material densities)")
+        if sysm.finite_strain:
+            raise ValueError("dynamics of bodies in finite strain is not available; their "
+                             "materials are solved in quasi-static analyses")
         self.problem = problem
         self.options = options
         self.newton = newton

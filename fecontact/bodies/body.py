@@ -144,6 +144,9 @@ class ElasticBody:
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
         body = ElasticBody(name, mesh, element, material)
+        if len(body.materials) > 1 and any(hasattr(m, "stress") for m in body.materials):
+            raise ValueError(f"body {name!r}: a finite-strain material fills a whole body; "
+                             f"bodies of several regions are linear elastic")
         if element != "P1":
             expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]
             if not np.array_equal(body.node_dofs, expected):

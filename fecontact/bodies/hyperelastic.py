@@ -34,14 +34,19 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..fields import Modulus, Poisson, validate
+from .elasticity import Material
 
 __all__ = ["Hyperelastic", "NeoHookean", "SaintVenantKirchhoff", "HYPERELASTIC"]
 
 
 @dataclass(frozen=True)
-class Hyperelastic:
-    """A hyperelastic material given by Young's modulus and Poisson's ratio.
+class Hyperelastic(Material):
+    """A hyperelastic material given by its small-strain Young's modulus and Poisson ratio.
+
+    A :class:`~fecontact.bodies.elasticity.Material` (so the linear stiffness
+    at ``u = 0``, the automatic augmentation and the model checks use its
+    ``E`` and ``nu``) whose bodies are solved in finite deformation (total
+    Lagrangian, :mod:`fecontact.bodies.finite_strain`).
 
     Parameters
     ----------
@@ -49,20 +54,20 @@ class Hyperelastic:
         Young's modulus (small-strain), in [1e-100, 1e100].
     nu : float
         Poisson ratio (small-strain), ``-1 < nu < 0.5``.
+    model : str
+        ``"plane_strain"`` (2D bodies are in plane strain; plane stress is
+        not available in finite deformation).
+    density : float
+        Mass per reference volume, >= 0.
     """
 
-    E: Modulus
-    nu: Poisson
     name: ClassVar[str] = ""
 
     def __post_init__(self):
-        validate(self)
-
-    @property
-    def lame(self) -> tuple[float, float]:
-        """``(lambda, mu)`` of the small-strain limit (3D and plane strain)."""
-        E, nu = self.E, self.nu
-        return E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)), E / (2.0 * (1.0 + nu))
+        super().__post_init__()
+        if self.model != "plane_strain":
+            raise ValueError(f"model = {self.model!r}: finite-strain materials are in plane strain "
+                             f"in 2D")
 
     def energy(self, F: np.ndarray) -> np.ndarray:
         """Strain energy per reference volume, shape ``F.shape[2:]``."""
@@ -95,13 +100,13 @@ class SaintVenantKirchhoff(Hyperelastic):
         return 0.5 * (np.einsum("mi...,mj...->ij...", F, F) - _eye(d, F))
 
     def energy(self, F: np.ndarray) -> np.ndarray:
-        lam, mu = self.lame
+        lam, mu = self.lame(3)
         E = self._strain(F)
         tr = np.einsum("ii...->...", E)
         return 0.5 * lam * tr**2 + mu * np.einsum("ij...,ij...->...", E, E)
 
     def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        lam, mu = self.lame
+        lam, mu = self.lame(3)
         d = F.shape[0]
         E = self._strain(F)
         I = _eye(d, F)
@@ -121,14 +126,14 @@ class NeoHookean(Hyperelastic):
     name: ClassVar[str] = "neo_hookean"
 
     def energy(self, F: np.ndarray) -> np.ndarray:
-        lam, mu = self.lame
+        lam, mu = self.lame(3)
         d = F.shape[0]
         _, J = _inverse(F)
         I1 = np.einsum("ij...,ij...->...", F, F) + (3 - d)     # plane strain: F33 = 1
         return 0.5 * mu * (I1 - 3.0) - mu * np.log(J) + 0.5 * lam * np.log(J) ** 2
 
     def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        lam, mu = self.lame
+        lam, mu = self.lame(3)
         d = F.shape[0]
         Finv, J = _inverse(F)
         logJ = np.log(J)

@@ -21,6 +21,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .finite_strain import internal_force, tangent_stiffness
+from .hyperelastic import Hyperelastic
 from .pieces import group_free_modes, rigid_groups, rigid_motions  # noqa: F401  (API)
 from .ties import Tie, tie_map  # noqa: F401  (Tie is part of this module's API)
 
@@ -275,10 +277,39 @@ class BulkSystem:
         ``eps |K| U`` per row that grows with the distance travelled and
         can exceed the force tolerance of Newton's method.
         """
-        force = self.K @ self._without_translations(u)
+        w = self._without_translations(u)
+        force = self.K @ w
         for spring in self.springs:
             force[spring.dofs] += spring.stiffness * spring.mean(u) * spring.weights
+        for b, material in self.finite_strain:       # total Lagrangian force instead of K u
+            dofs = self.body_dofs(b)
+            force[dofs] += (internal_force(self.bodies[b].basis, material, w[dofs])
+                            - self.K[dofs, dofs] @ w[dofs])
         return force
+
+    @cached_property
+    def finite_strain(self) -> tuple:
+        """``(body index, material)`` of the bodies of one hyperelastic material (finite strain)."""
+        return tuple((b, body.materials[0]) for b, body in enumerate(self.bodies)
+                     if len(body.materials) == 1 and isinstance(body.materials[0], Hyperelastic))
+
+    def tangent_K_hat(self, u: np.ndarray) -> sp.csc_matrix:
+        """The reduced bulk tangent at ``u``: ``K_hat`` with the finite-strain bodies' ``K(u)``.
+
+        ``K_hat`` itself when no body is in finite strain.
+        """
+        if not self.finite_strain:
+            return self.K_hat
+        w = self._without_translations(u)
+        change = sp.csr_matrix((self.n_dofs, self.n_dofs))
+        for b, material in self.finite_strain:
+            dofs = self.body_dofs(b)
+            block = (tangent_stiffness(self.bodies[b].basis, material, w[dofs])
+                     - self.K[dofs, dofs]).tocoo()
+            change = change + sp.csr_matrix((block.data, (block.row + dofs.start,
+                                                          block.col + dofs.start)),
+                                            shape=change.shape)
+        return (self.K_hat + self.T.T @ change @ self.T).tocsc()
 
     def _without_translations(self, u: np.ndarray) -> np.ndarray:
         """``u`` minus each body's mean nodal translation (``K`` annihilates the difference)."""

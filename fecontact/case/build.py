@@ -20,6 +20,7 @@ import numpy as np
 
 from ..analysis.static import SteppingOptions
 from ..bodies.elasticity import Material
+from ..bodies.hyperelastic import HYPERELASTIC, Hyperelastic
 from ..model import Body, Contact, Model, Tie
 from ..model.model import load_levels
 from ..solve.newton import NewtonOptions
@@ -65,8 +66,10 @@ class CaseModel:
 def _material(table, where: str, source: str) -> Material:
     """The material of a ``{E, nu, model, density}`` table (keys and ranges: the schema)."""
     try:
-        return Material(float(table["E"]), float(table["nu"]), table.get("model", "plane_strain"),
-                        float(table.get("density", 0.0)))
+        model = table.get("model", "plane_strain")
+        if model in HYPERELASTIC:                    # finite deformation, plane strain in 2D
+            return HYPERELASTIC[model](table["E"], table["nu"], density=table.get("density", 0.0))
+        return Material(table["E"], table["nu"], model, table.get("density", 0.0))
     except (TypeError, ValueError) as err:
         raise CaseError(f"{source}: '{where}': {err}") from None
 
@@ -233,6 +236,10 @@ def build_model(case: dict) -> CaseModel:
         if spec["name"] in bodies:
             raise CaseError(f"{source}: '{where}.name' = {spec['name']!r} is used twice")
         body = _body_of(spec, where, source, base, timings)
+        if dynamic and any(isinstance(m, Hyperelastic) for m in body.part.materials):
+            raise CaseError(f"{source}: '{where}.material.model' = "
+                            f"{body.part.materials[0].name!r}: dynamics of bodies in finite strain "
+                            f"is not available (quasi-static 'steps' only)")
         if dynamic and not all(m.density > 0 for m in body.part.materials):
             raise CaseError(f"{source}: '{where}.material.density' must be > 0 in a dynamic case")
         bodies[spec["name"]] = body

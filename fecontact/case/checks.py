@@ -71,7 +71,13 @@ def backend_findings(model, source: str) -> list:
     if name not in CHOICES:
         return [f"{source}: 'solver.backend' = {name!r} is not a backend; choose one of "
                 f"{', '.join(CHOICES)}"]
-    floating = model.problem.system.floating_bodies() if name in KRYLOV_BACKENDS else []
+    system = model.problem.system
+    if system.finite_strain and name not in ("auto", "direct"):
+        bodies = ", ".join(repr(system.bodies[b].name) for b, _ in system.finite_strain)
+        return [f"{source}: 'solver.backend' = {name!r} reuses one set-up of a constant stiffness; "
+                f"{bodies} in finite strain change their stiffness every iteration: use 'direct' "
+                f"or 'auto'"]
+    floating = system.floating_bodies() if name in KRYLOV_BACKENDS else []
     if floating:
         return [f"{source}: 'solver.backend' = {name!r} needs every body supported, but "
                 f"{', '.join(repr(b) for b in floating)} is held only by contact (its stiffness "

@@ -28,6 +28,7 @@ from ..analysis.integrators import INTEGRATORS
 from ..analysis.mass import CONTACT_MASS
 from ..bodies.body import ELEMENTS
 from ..bodies.elasticity import PLANE_MODELS
+from ..bodies.hyperelastic import HYPERELASTIC
 from ..contact.obstacles import OBSTACLES
 from ..fields import MAX_COUNT, Count, Fraction, Modulus, NonNegative, Number, Poisson, Positive
 from ..friction import LAWS
@@ -68,11 +69,13 @@ def _check_amplitude(table) -> None:
 
 
 class MaterialTable(Table):
-    """Isotropic linear elasticity."""
+    """An isotropic material: linear elastic, or hyperelastic in finite deformation."""
 
     E: Annotated[Modulus, Meta(description="Young's modulus")]
     nu: Annotated[Poisson, Meta(description="Poisson ratio")]
-    model: Annotated[Literal[PLANE_MODELS], Meta(description="2D: plane_strain (default) or plane_stress")] | Unset = UNSET
+    model: Annotated[Literal[PLANE_MODELS + tuple(HYPERELASTIC)], Meta(description=(
+        "linear elasticity in 2D: plane_strain (default) or plane_stress; finite deformation "
+        "(total Lagrangian, plane strain in 2D): neo_hookean or saint_venant_kirchhoff"))] | Unset = UNSET
     density: Annotated[NonNegative, Meta(description="mass per volume; needed (> 0) by dynamic cases")] | Unset = UNSET
 
 

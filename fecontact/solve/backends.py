@@ -237,6 +237,13 @@ def candidates(name: str, problem) -> tuple:
     -------
     tuple of str
     """
+    if getattr(problem.system, "finite_strain", ()):
+        # the stiffness changes every iteration: a sparse LU of each Jacobian (the other backends
+        # keep one factorisation or preconditioner of a constant stiffness)
+        if name not in ("auto", "direct"):
+            raise RuntimeError(f"backend {name!r} reuses one set-up of a constant stiffness; "
+                               f"bodies in finite strain need 'direct'")
+        return ("direct",)
     if name != "auto":
         return (name,)
     if problem.system.n_reduced >= AMG_THRESHOLD:

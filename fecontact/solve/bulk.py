@@ -31,10 +31,14 @@ class BulkTerms(Protocol):
     Attributes
     ----------
     matrix : scipy.sparse matrix, shape (n_reduced, n_reduced)
-        The constant reduced bulk block of the Jacobian.
+        The reduced bulk block of the Jacobian: constant, or its value at
+        ``u = 0`` when the bulk also has ``tangent(u)`` (finite strain).
     """
 
     matrix: sp.spmatrix
+
+    # optional: ``tangent(u) -> matrix`` when the bulk block depends on ``u`` (finite strain);
+    # without it the Jacobian uses ``matrix``
 
     def residual(self, u: np.ndarray, t: float) -> tuple:
         """Reduced bulk residual at full displacement ``u`` (n_dofs,) and time ``t``.
@@ -59,8 +63,13 @@ class StaticBulk:
 
     @property
     def matrix(self) -> sp.csc_matrix:
-        """``K_hat``, the reduced stiffness."""
+        """``K_hat``, the reduced stiffness (at ``u = 0`` for finite-strain bodies)."""
         return self.system.K_hat
+
+    def tangent(self, u: np.ndarray) -> sp.csc_matrix:
+        """The reduced bulk tangent at full displacement ``u``: ``K_hat``, or with finite-strain bodies
+        their total Lagrangian tangent (:meth:`fecontact.bodies.system.BulkSystem.tangent_K_hat`)."""
+        return self.system.tangent_K_hat(u)
 
     def residual(self, u: np.ndarray, t: float) -> tuple:
         """Static bulk residual (n_reduced,) and its force scale ``max(|K u|, |f|, |F_coupling|)``."""

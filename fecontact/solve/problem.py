@@ -437,7 +437,8 @@ class ContactProblem:
             Ad = sp.diags(A)
             D = -(T.T @ G @ T).tocsr()
             D.eliminate_zeros()
-            ev.update(K=bulk.matrix, D=D,
+            tangent = getattr(bulk, "tangent", None)        # finite strain: K depends on u
+            ev.update(K=bulk.matrix if tangent is None else tangent(u), D=D,
                       J12=(-(T.T @ B.T) @ Ad).tocsc(),
                       J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
