@@ -234,3 +234,32 @@ def test_a_case_file_with_a_neo_hookean_body_runs_to_the_closed_form(tmp_path, c
     expected, _ = _uniaxial_reaction(NeoHookean(100.0, 0.3), 2, 0.7)
     assert summary["converged"] and summary["check"]["passed"]
     assert abs(summary["reaction"]["top"][1] - expected) <= 1e-9 * abs(expected)
+
+
+def test_mortar_patch_test_under_large_deformation():
+    """Two neo-Hookean blocks with non-matching meshes stacked and pressed by 30 %, frictionless
+    mortar interface: the interface pressure is uniform and equals the closed form."""
+    import fecontact as fc
+
+    material = NeoHookean(100.0, 0.3)
+
+    def block(y0, y1, n, name):
+        mesh = skfem.MeshQuad.init_tensor(np.linspace(0, 1, n + 1), np.linspace(y0, y1, 3))
+        mesh = mesh.with_boundaries({"bottom": lambda x: np.isclose(x[1], y0),
+                                     "top": lambda x: np.isclose(x[1], y1),
+                                     "left": lambda x: x[0] < 1e-9})
+        return fc.Body(name, mesh, "Q1", material)
+
+    lower, upper = block(0.0, 0.5, 4, "lower"), block(0.5, 1.0, 5, "upper")
+    lower.fix("bottom", y=0.0)
+    lower.fix("left", x=0.0)
+    upper.fix("left", x=0.0)
+    upper.fix("top", y=-0.3)
+    pair = fc.Contact(upper.surface("bottom"), lower.surface("top"), fc.Frictionless(),
+                      formulation="mortar")
+    result = fc.Model([lower, upper], [pair]).solve(steps=10)
+    assert result.converged
+    expected, _ = _uniaxial_reaction(material, 2, 0.7)
+    pressure = result.contact().pressure
+    np.testing.assert_allclose(pressure, -expected, rtol=1e-9)
+    assert abs(result.reaction("top")[1] - expected) <= 1e-9 * abs(expected)
