@@ -263,3 +263,59 @@ def test_mortar_patch_test_under_large_deformation():
     pressure = result.contact().pressure
     np.testing.assert_allclose(pressure, -expected, rtol=1e-9)
     assert abs(result.reaction("top")[1] - expected) <= 1e-9 * abs(expected)
+
+
+@pytest.mark.parametrize("material", MATERIALS, ids=lambda m: m.name)
+@pytest.mark.parametrize("name", ["Q1-2D", "P2-3D"])
+def test_a_rigid_rotation_of_a_loaded_body_adds_no_strain_energy(material, name):
+    """Frame indifference: rotating a deformed body by 90 degrees keeps its energy and rotates its
+    nodal forces; linear elasticity would store energy of the order of E times the volume."""
+    basis = _basis(name)
+    dim = basis.mesh.dim()
+    x = basis.doflocs
+    rng = np.random.default_rng(11)
+    u = 0.1 * np.sin(3.0 * x[0] + 2.0 * x[-1]) + 0.01 * rng.standard_normal(basis.N)
+    R = np.eye(dim)
+    R[:2, :2] = [[0.0, -1.0], [1.0, 0.0]]                 # 90 degrees about z
+    points = x[:, ::dim].T                              # DOFs interleaved node by node
+    assert np.array_equal(x[:, 1::dim].T, points)
+    U = u.reshape(-1, dim)
+    u_rot = ((points + U) @ R.T - points).ravel()       # the deformed body, rotated
+
+    @skfem.Functional
+    def energy(w):
+        from skfem.helpers import grad
+        G = grad(w["u"])
+        return material.energy(np.eye(dim).reshape(dim, dim, 1, 1) + G)
+
+    E0 = energy.assemble(basis, u=basis.interpolate(u))
+    E1 = energy.assemble(basis, u=basis.interpolate(u_rot))
+    assert abs(E1 - E0) <= 1e-10 * E0
+    f0 = internal_force(basis, material, u).reshape(-1, dim)
+    f1 = internal_force(basis, material, u_rot).reshape(-1, dim)
+    np.testing.assert_allclose(f1, f0 @ R.T, atol=1e-9 * np.abs(f0).max())
+    K_lin = stiffness(basis, Material(material.E, material.nu, "plane_strain"))
+    spurious = 0.5 * u_rot @ (K_lin @ u_rot) - 0.5 * u @ (K_lin @ u)
+    print(f"energy {E0:.4g}, after the rotation {E1:.4g}; linear elasticity adds {spurious:.4g}")
+    assert spurious > 10 * E0                            # what linear elasticity would report
+
+
+def test_hertz_line_contact_of_a_neo_hookean_disc_matches_hertz_and_linear_elasticity(tmp_path):
+    """hertz2d (contact half-width a/R = 0.116) with the disc neo-Hookean: Hertz's peak pressure
+    within 1 %, the pressure's L2 error within 2 %, and the load within 0.5 % of the linear run."""
+    from pathlib import Path
+
+    import fecontact as fc
+
+    case = Path(__file__).resolve().parents[1] / "cases" / "hertz2d.toml"
+    coarse = ["bodies.0.mesh.h_contact=0.004"]
+    linear = fc.run_case(case, tmp_path / "linear", coarse, write_vtu_files=False).summary
+    finite = fc.run_case(case, tmp_path / "nh", coarse + ['bodies.0.material.model="neo_hookean"'],
+                         write_vtu_files=False).summary
+    assert finite["converged"] and finite["check"]["passed"]
+    metrics = finite["metrics"]
+    print({k: v.get("rel_error", v.get("value")) for k, v in metrics.items()})
+    assert metrics["peak_pressure"]["rel_error"] <= 0.01
+    assert metrics["pressure_l2_error"]["value"] <= 0.02
+    load, load_linear = metrics["load"]["value"], linear["metrics"]["load"]["value"]
+    assert abs(load / load_linear - 1.0) <= 0.005
