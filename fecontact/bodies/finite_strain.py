@@ -25,15 +25,32 @@ from skfem.helpers import grad
 __all__ = ["internal_force", "tangent_stiffness"]
 
 
-def _deformation_gradient(w) -> np.ndarray:
+def _deformation_gradient(basis: skfem.Basis, u: np.ndarray) -> np.ndarray:
     """``F = I + grad u`` at the quadrature points, shape (d, d, elements, points)."""
-    G = grad(w["u"])
+    G = grad(basis.interpolate(u))
     d = G.shape[0]
     return np.eye(d).reshape(d, d, 1, 1) + G
 
 
+@skfem.LinearForm
+def _internal(v, w):
+    return np.einsum("ij...,ij...->...", w["P"], grad(v))
+
+
+@skfem.BilinearForm
+def _tangent(du, v, w):
+    A = w["A"]                                     # (d*d, d*d, elements, points)
+    g_du, g_v = grad(du), grad(v)
+    n = A.shape[0]
+    Adu = np.einsum("ab...,b...->a...", A, g_du.reshape((n,) + g_du.shape[2:]))
+    return np.sum(Adu * g_v.reshape((n,) + g_v.shape[2:]), axis=0)
+
+
 def internal_force(basis: skfem.Basis, material, u: np.ndarray) -> np.ndarray:
     """``f_int(u)``, the vector of ``int P(F) : grad v``, shape (basis.N,).
+
+    The stress is evaluated once at the quadrature points and handed to the
+    form (not once per pair of basis functions).
 
     Parameters
     ----------
@@ -43,12 +60,8 @@ def internal_force(basis: skfem.Basis, material, u: np.ndarray) -> np.ndarray:
     u : ndarray, shape (basis.N,)
         Displacement in the basis' DOF order.
     """
-    @skfem.LinearForm
-    def form(v, w):
-        P, _ = material.stress(_deformation_gradient(w))
-        return np.einsum("ij...,ij...->...", P, grad(v))
-
-    return form.assemble(basis, u=basis.interpolate(u))
+    P, _ = material.stress(_deformation_gradient(basis, u))
+    return _internal.assemble(basis, P=P)
 
 
 def tangent_stiffness(basis: skfem.Basis, material, u: np.ndarray) -> sp.csr_matrix:
@@ -60,9 +73,6 @@ def tangent_stiffness(basis: skfem.Basis, material, u: np.ndarray) -> sp.csr_mat
     material : Hyperelastic
     u : ndarray, shape (basis.N,)
     """
-    @skfem.BilinearForm
-    def form(du, v, w):
-        _, A = material.stress(_deformation_gradient(w))
-        return np.einsum("iJkL...,kL...,iJ...->...", A, grad(du), grad(v))
-
-    return form.assemble(basis, u=basis.interpolate(u)).tocsr()
+    _, A = material.stress(_deformation_gradient(basis, u))
+    d = A.shape[0]
+    return _tangent.assemble(basis, A=A.reshape((d * d, d * d) + A.shape[4:])).tocsr()
