@@ -223,16 +223,19 @@ def main(argv=None) -> int:
 
 def _interrupted(err: Interrupted) -> int:
     """One line for a run or command stopped by a signal; the status ``128 + signum``."""
-    folder = getattr(err, "folder", None)
-    if folder is not None and (Path(folder) / "restart.npz").is_file():
+    folder = getattr(err, "folder", None)          # set once a run has an output folder
+    if folder is None:
+        print(f"interrupted by {err.name}; nothing was written", file=sys.stderr)
+        return 128 + err.signum
+    from .run.checkpoint import RESTART
+
+    if (Path(folder) / RESTART).is_file():
         case = getattr(err, "case", "CASE")
         print(f"interrupted by {err.name}: the steps written so far are in {folder}; continue "
               f"with: fecontact run {case} --restart {folder}", file=sys.stderr)
-    elif folder is not None:
+    else:
         print(f"interrupted by {err.name} before the first step was written to {folder}",
               file=sys.stderr)
-    else:
-        print(f"interrupted by {err.name}; nothing was written", file=sys.stderr)
     return 128 + err.signum
 
 

@@ -32,6 +32,7 @@ import numpy as np
 import skfem
 
 from .elasticity import Material
+from .hyperelastic import Hyperelastic
 
 # element name -> dimension -> (mesh type, scalar element type)
 ELEMENTS = {
@@ -144,7 +145,7 @@ class ElasticBody:
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
         body = ElasticBody(name, mesh, element, material)
-        if len(body.materials) > 1 and any(hasattr(m, "stress") for m in body.materials):
+        if len(body.materials) > 1 and any(isinstance(m, Hyperelastic) for m in body.materials):
             raise ValueError(f"body {name!r}: a finite-strain material fills a whole body; "
                              f"bodies of several regions are linear elastic")
         if element != "P1":

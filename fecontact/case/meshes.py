@@ -42,17 +42,22 @@ class MeshFile(_Mesh, tag="file"):
     file: Annotated[str, Meta(min_length=1, description="path, relative to the case file")]
 
 
-class HalfDisc(_Mesh, tag="half_disc"):
-    """Graded triangles (or quadrilaterals) of a half disc, refined towards its contact point."""
+class _Graded(_Mesh):
+    """The parameters the graded generators share (``h(x) = min(h_far, h_contact + (g - 1) d(x))``)."""
 
     radius: Positive | UnsetType = UNSET
-    center: Point2 | UnsetType = UNSET
     side: Side | UnsetType = UNSET
     h_contact: Positive | UnsetType = UNSET
     h_far: Positive | UnsetType = UNSET
     refine_width: Positive | UnsetType = UNSET
-    element: Literal["tri", "quad"] | UnsetType = UNSET
     grading: Grading | UnsetType = UNSET
+
+
+class HalfDisc(_Graded, tag="half_disc"):
+    """Graded triangles (or quadrilaterals) of a half disc, refined towards its contact point."""
+
+    center: Point2 | UnsetType = UNSET
+    element: Literal["tri", "quad"] | UnsetType = UNSET
 
 
 class Rectangle(_Mesh, tag="rectangle"):
@@ -68,16 +73,10 @@ class Rectangle(_Mesh, tag="rectangle"):
     angle: Number | UnsetType = UNSET
 
 
-class Hemisphere(_Mesh, tag="hemisphere"):
+class Hemisphere(_Graded, tag="hemisphere"):
     """Graded tetrahedra of a half ball, refined towards its pole."""
 
-    radius: Positive | UnsetType = UNSET
     center: Point3 | UnsetType = UNSET
-    side: Side | UnsetType = UNSET
-    h_contact: Positive | UnsetType = UNSET
-    h_far: Positive | UnsetType = UNSET
-    refine_width: Positive | UnsetType = UNSET
-    grading: Grading | UnsetType = UNSET
 
 
 class Box(_Mesh, tag="box"):

@@ -19,7 +19,7 @@ import msgspec
 from msgspec import inspect as mi
 
 from ..fields import phrase, short
-from .meshes import BYTES_PER_DOF, MESH_TABLES, memory_bytes, mesh_estimate
+from .meshes import BYTES_PER_DOF, MESH_TABLES, memory_bytes, mesh_dimension, mesh_estimate
 from .types import CaseFile
 
 #: Largest number of nested tables or arrays a case file may have
@@ -153,8 +153,7 @@ def _check_memory(case: CaseFile, source: str) -> None:
         if estimate is None:
             continue
         elements, dofs = estimate
-        dim = 3 if type(body.mesh).__name__ in ("Hemisphere", "Box") else 2
-        dofs *= _P2_DOFS[dim] if body.element == "P2" else 1.0
+        dofs *= _P2_DOFS[mesh_dimension(body.mesh)] if body.element == "P2" else 1.0
         total += dofs
         if total * BYTES_PER_DOF > available:
             raise CaseError(
