@@ -319,3 +319,87 @@ def test_hertz_line_contact_of_a_neo_hookean_disc_matches_hertz_and_linear_elast
     assert metrics["pressure_l2_error"]["value"] <= 0.02
     load, load_linear = metrics["load"]["value"], linear["metrics"]["load"]["value"]
     assert abs(load / load_linear - 1.0) <= 0.005
+
+
+def _carried_around_a_cylinder(material, press=0.06, degrees=90.0, press_steps=3, turn_steps=9):
+    """A block pressed onto a frictionless rigid cylinder, then carried rigidly around it.
+
+    The block ``[-0.5, 0.5] x [R, R + 0.5]`` (Q1) sits on the cylinder of
+    radius ``R = 2`` centred at the origin; its top edge is pressed down by
+    ``press`` and then turned about the cylinder's axis by ``degrees``:
+    ``u_D(X) = Q(theta) (X - press e_y) - X``.  Each top node follows its own
+    path, given as two tabular amplitudes sampled at the load levels (exact
+    there).  The cylinder is invariant under the turn, so the exact solution
+    at every angle is the pressed state turned rigidly.
+    """
+    import fecontact as fc
+
+    R = 2.0
+    mesh = skfem.MeshQuad.init_tensor(np.linspace(-0.5, 0.5, 17), np.linspace(R, R + 0.5, 9))
+    mesh = mesh.with_boundaries({"bottom": lambda x: x[1] < R + 1e-9,
+                                 "top": lambda x: x[1] > R + 0.5 - 1e-9})
+    body = fc.Body("block", mesh, "Q1", material)
+    levels = np.arange(1, press_steps + turn_steps + 1, dtype=float)
+    times = np.concatenate([[0.0], levels])
+    pressed = np.minimum(times / press_steps, 1.0) * press
+    theta = np.radians(degrees) * np.clip((times - press_steps) / turn_steps, 0.0, 1.0)
+    c, s = np.cos(theta), np.sin(theta)
+    top = mesh.p[:, mesh.nodes_satisfying(lambda x: x[1] > R + 0.5 - 1e-9)]
+    for X, Y in top.T:
+        y = Y - pressed
+        ux, uy = c * X - s * y - X, s * X + c * y - Y
+        body.fix(point=(X, Y), x=1.0, amplitude=fc.Amplitude(tuple(times), tuple(ux)))
+        body.fix(point=(X, Y), y=1.0, amplitude=fc.Amplitude(tuple(times), tuple(uy)))
+    pair = fc.Contact(body.surface("bottom"), fc.RigidCircle(center=(0.0, 0.0), radius=R),
+                      fc.Frictionless())
+    return fc.Model([body], [pair]).solve(levels=levels), theta[1:], press_steps
+
+
+@pytest.mark.parametrize("material", MATERIALS, ids=lambda m: m.name)
+def test_a_block_carried_90_degrees_around_a_cylinder_keeps_its_energy_and_contact_force(material):
+    """Rigid rotation in contact (frictionless): the strain energy and the contact force's
+    magnitude stay those of the pressed state, and the force turns with the block; a linear-elastic
+    block carried the same way stores spurious energy and its contact force changes."""
+    result, theta, pressed_at = _carried_around_a_cylinder(material)
+    assert result.converged
+    # the turn's 10-degree increments need no cut-back: the prescribed motion is lifted into the
+    # interior before Newton starts (fecontact.analysis.lift), so no element starts inverted
+    print("Newton iterations per step:", [r.newton_iterations for r in result.records])
+    assert sum(r.cutbacks for r in result.records) == 0
+    basis = result.problem.system.bodies[0].basis
+    dim = 2
+
+    @skfem.Functional
+    def energy(w):
+        from skfem.helpers import grad
+        return material.energy(np.eye(dim).reshape(dim, dim, 1, 1) + grad(w["u"]))
+
+    energies, forces = [], []
+    for k in range(pressed_at - 1, len(theta)):
+        step = result.at(k)
+        u = step.body_displacement("block").T.ravel()
+        energies.append(energy.assemble(basis, u=basis.interpolate(u)))
+        forces.append(step.contact().force.sum(axis=1))
+    energies, forces = np.array(energies), np.array(forces)
+    angles = theta[pressed_at - 1:]
+    magnitude = np.linalg.norm(forces, axis=1)
+    print(f"energy {energies[0]:.6g}: spread {np.ptp(energies) / energies[0]:.2e}; "
+          f"force {magnitude[0]:.6g}: spread {np.ptp(magnitude) / magnitude[0]:.2e}")
+    assert energies[0] > 0.0 and magnitude[0] > 0.0
+    assert np.ptp(energies) <= 1e-6 * energies[0]
+    assert np.ptp(magnitude) <= 1e-6 * magnitude[0]
+    # the force turns with the block: at 90 degrees the cylinder pushes the block along -x ... +x
+    direction = np.stack([-np.sin(angles), np.cos(angles)], axis=1)
+    np.testing.assert_allclose(forces, magnitude[:, None] * direction, atol=1e-6 * magnitude[0])
+    assert abs(angles[-1] - np.pi / 2) < 1e-12
+
+    linear, _, _ = _carried_around_a_cylinder(Material(material.E, material.nu, "plane_strain"))
+    K = result.problem.system.K
+    spurious = [0.5 * u @ (K @ u) for u in (linear.at(pressed_at - 1).state.u, linear.state.u)]
+    print(f"linear elasticity: energy {spurious[0]:.4g} pressed, {spurious[1]:.4g} after the turn")
+    assert spurious[1] > 10 * spurious[0]
+    linear_force = [np.linalg.norm(s.contact().force.sum(axis=1))
+                    for s in (linear.at(pressed_at - 1), linear)]
+    print(f"linear elasticity: contact force {linear_force[0]:.4g} pressed, "
+          f"{linear_force[1]:.4g} after the turn")
+    assert abs(linear_force[1] / linear_force[0] - 1.0) > 0.1

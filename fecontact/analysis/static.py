@@ -18,6 +18,7 @@ from ..friction import Coulomb, Status, status_counts
 from ..solve.newton import NewtonOptions, NewtonResult, semismooth_newton
 from ..solve.problem import ContactProblem, Increment
 from ..solve.state import IncrementStart, StepState
+from .lift import PrescribedLift
 
 logger = logging.getLogger(__name__)
 
@@ -296,6 +297,8 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
         resume = Progress(0, problem.initial_state() if state is None else state)
     state, dt, previous = resume.state, resume.dt, resume.previous
     probing = True       # until a probe increment fails (needs_probe)
+    # finite strain: carry the interior along with the prescribed boundary motion
+    lift = PrescribedLift(problem, backend) if getattr(problem.system, "finite_strain", ()) else None
     records = []
     timings = {"linear_solve": 0.0, "contact": 0.0}
     for index in range(resume.index, len(levels)):
@@ -316,10 +319,13 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             if probe:
                 t_new = state.t + PROBE * (t_new - state.t)
             x0 = problem.unknowns(state)
-            if previous is not None and state.t > previous[0]:
+            extrapolated = previous is not None and state.t > previous[0]
+            if extrapolated:
                 # linear extrapolation of the last accepted increment (predictor)
                 ratio = (t_new - state.t) / (state.t - previous[0])
                 x0 = x0 + ratio * (x0 - previous[1])
+            if lift is not None:
+                x0 = lift(x0, state.t, t_new, previous[0] if extrapolated else None)
             x0 = problem.seed_touching(x0, state)
             result, start, spent = solve_increment(problem.increment(t_new, state), backend, x0,
                                                    newton, stepping, timings, history, hint)
