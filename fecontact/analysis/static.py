@@ -91,9 +91,10 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     """Accept an increment: new displacement, tractions, accumulated slip, status."""
     ev = result.evaluation
     d = problem.dim
-    lam = result.unknowns[ev.n_reduced:].reshape(-1, d)
     kin = ev.kinematics.local
     active = ev.contact.status != Status.OPEN
+    # an open node's traction is zero; Newton leaves a remainder below its tolerance there
+    lam = np.where(active[:, None], result.unknowns[ev.n_reduced:].reshape(-1, d), 0.0)
     # slip components are along the start-of-increment tangent basis; a node that closed
     # in the increment slipped only after its first contact
     motion = np.einsum("mq,mqd->md", kin.slip, state.tangent)

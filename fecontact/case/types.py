@@ -40,7 +40,7 @@ from .meshes import MESH_TABLES, mesh_dimension
 MAX_STEPS = 100_000
 #: Reference types a case may compare with (static and dynamic)
 REFERENCE_TYPES = ("uniform_stress", "hertz_line", "cattaneo_mindlin_line", "hertz_sphere",
-                   "cattaneo_mindlin_sphere", "stick_slip", "sliding_block",
+                   "cattaneo_mindlin_sphere", "oring_squeeze", "stick_slip", "sliding_block",
                    "velocity_weakening", "energy")
 
 Name = Annotated[str, Meta(min_length=1, max_length=200, description="a name")]

@@ -127,6 +127,56 @@ def cattaneo_mindlin_line(model, state, ref: dict) -> dict:
     }
 
 
+def lindley_force(squeeze, diameter: float, modulus: float):
+    r"""Lindley's compression force of a rubber O-ring per unit length of ring.
+
+    .. math:: F = E\,d\,\big(1.25\,\varepsilon^{3/2} + 50\,\varepsilon^6\big),
+
+    with ``d`` the cross-section's diameter and ``varepsilon`` the squeeze
+    (the relative reduction of ``d``): the empirical fit of Lindley (1967,
+    laterally unrestrained O-rings between flat plates) to measurements on
+    rubber, for squeezes of about 5 to 30 % (it is not the small-strain limit:
+    the elastic cylinder's force falls like ``eps / ln(1/eps)`` there, not
+    ``eps^1.5``).
+    """
+    squeeze = np.asarray(squeeze, float)
+    return modulus * diameter * (1.25 * squeeze**1.5 + 50.0 * squeeze**6)
+
+
+def oring_squeeze(model, state, ref: dict) -> dict:
+    """An O-ring squeezed between flat plates: force, contact width and pressures.
+
+    The model is the symmetric half of the cross-section (``half_disc``,
+    ``side = "lower"``, its flat edge on the ring's mid-plane) pressed onto a
+    flat master.  The squeeze is ``1 - h / R`` with ``h`` the deformed height
+    of the half section (its highest point above the lowest) and ``R`` the
+    radius.  The contact load ``P`` per unit length (the pair's resultant) is
+    compared with :func:`lindley_force` for the slave body's small-strain
+    Young's modulus (the softest material's); the contact width is the whole
+    width of the closed zone.
+    """
+    _, pair, sl = _pair_slice(model, ref.get("contact"))
+    radius, _, xc = _geometry(model, pair, ref)
+    system = model.problem.system
+    b = pair.slave.body
+    nodes = slice(system.node_offset[b], system.node_offset[b + 1])
+    y = model.problem.X[1, nodes] + state.u.reshape(-1, system.dim)[nodes, 1]
+    squeeze = 1.0 - (y.max() - y.min()) / radius
+    x = model.problem.X[0, model_slave_nodes(model)[sl]] - xc
+    order = np.argsort(x)
+    p = state.multiplier[sl, 0][order]
+    P = float(np.sum(pair.slave.area[order] * p))
+    width = 2.0 * _edge(x[order], state.status[sl][order] != OPEN)
+    modulus = min(material.E for material in system.bodies[b].materials)
+    return {
+        "squeeze": _metric(squeeze),
+        "load": _metric(P, lindley_force(squeeze, 2.0 * radius, modulus)),
+        "contact_width": _metric(width),
+        "peak_pressure": _metric(p.max()),
+        "mean_pressure": _metric(P / width if width > 0 else 0.0),
+    }
+
+
 def model_slave_nodes(model) -> np.ndarray:
     """Global DOF node of every slave node of the model's contact pairs, shape (m,).
 
@@ -270,7 +320,8 @@ def uniform_stress(model, state, ref: dict) -> dict:
 
 
 REFERENCES = {"uniform_stress": uniform_stress, "hertz_line": hertz_line, "cattaneo_mindlin_line": cattaneo_mindlin_line,
-              "hertz_sphere": hertz_sphere, "cattaneo_mindlin_sphere": cattaneo_mindlin_sphere}
+              "hertz_sphere": hertz_sphere, "cattaneo_mindlin_sphere": cattaneo_mindlin_sphere,
+              "oring_squeeze": oring_squeeze}
 
 
 def reference_of(model, registry: dict, what: str = "") -> tuple:
@@ -289,7 +340,8 @@ def reference_of(model, registry: dict, what: str = "") -> tuple:
 
 
 #: references measured against the geometry of a contact pair (they need its radius)
-GEOMETRIC = ("hertz_line", "cattaneo_mindlin_line", "hertz_sphere", "cattaneo_mindlin_sphere")
+GEOMETRIC = ("hertz_line", "cattaneo_mindlin_line", "hertz_sphere", "cattaneo_mindlin_sphere",
+             "oring_squeeze")
 
 
 def reference_findings(model) -> list:
