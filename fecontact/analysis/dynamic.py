@@ -90,9 +90,6 @@ class DynamicAnalysis:
         sysm = problem.system
         if sysm.M is None:
             raise ValueError("dynamics needs a mass matrix (material densities)")
-        if sysm.finite_strain:
-            raise ValueError("dynamics of bodies in finite strain is not available; their "
-                             "materials are solved in quasi-static analyses")
         self.problem = problem
         self.options = options
         self.newton = newton
@@ -210,10 +207,9 @@ class DynamicAnalysis:
         backend, matrix = self.backend(dt)
         state, u0, v0, a0 = current.state, current.state.u, current.velocity, current.acceleration
         terms = self.dynamics.step(integ, dt, current.t, u0, v0, a0, matrix)
-        u_pred = u0 + dt * v0 + 0.5 * dt * dt * a0
-        x0 = np.concatenate([self._reduced(u_pred, t_new), state.multiplier.ravel()])
-        x0 = problem.seed_touching(x0, state)
-        result, start, spent = solve_increment(problem.increment(t_new, state, terms), backend, x0,
+        increment = problem.increment(t_new, state, terms)
+        x0 = self._predicted(increment, [u0 + dt * v0 + 0.5 * dt * dt * a0, u0 + dt * v0, u0])
+        result, start, spent = solve_increment(increment, backend, x0,
                                                self.newton, self.stepping, self.timings, history,
                                                facet_hint)
         if not result.converged:
@@ -237,6 +233,24 @@ class DynamicAnalysis:
                          np.array([s.mean(du) for s in sysm.springs]),
                          current.forces, forces, projection)
         return DynamicState(new, v, a, forces, ledger), spent, "", None
+
+    def _predicted(self, increment, candidates: list) -> np.ndarray:
+        """Newton's start ``[u_hat, lam]`` of a step from the first predicted displacement that works.
+
+        ``candidates`` are full displacements, best first (the integrator's
+        predictor, then more cautious ones).  With linear bodies the first is
+        used.  In finite strain a predictor can invert elements (the contact
+        nodes' acceleration is not defined when their mass is redistributed),
+        where the residual is not defined: the next candidate is tried.
+        """
+        problem, state = self.problem, increment.state
+        for k, u in enumerate(candidates):
+            x0 = problem.seed_touching(np.concatenate([self._reduced(u, increment.t),
+                                                       state.multiplier.ravel()]), state)
+            if (not problem.system.finite_strain or k == len(candidates) - 1
+                    or np.all(np.isfinite(increment.evaluate(x0, jacobian=False).residual))):
+                return x0
+        return x0
 
     def _project(self, state: StepState, kin, B, v: np.ndarray, t: float) -> np.ndarray:
         """Velocity with zero normal relative velocity at closed nodes and zero slip rate at stuck ones."""

@@ -251,6 +251,20 @@ class TimeStep:
         a = i.acceleration(u, self.u0, self.v0, self.a0, self.dt)
         return i.velocity(a, self.v0, self.a0, self.dt), a
 
+    def tangent(self, u: np.ndarray) -> sp.csc_matrix:
+        """The bulk block of the Newton matrix at the end-of-step displacement ``u``, shape (n_red, n_red).
+
+        :attr:`matrix` itself, unless bodies are in finite strain: then their
+        stiffness at ``u = 0`` in it is replaced by their tangent at ``u``,
+        ``matrix + (1 - alpha_f) (K_T(u) - K_hat)``: the step averages the
+        internal forces, ``(1 - alpha_f) f_int(u_{n+1}) + alpha_f f_int(u_n)``.
+        """
+        sysm = self.dynamics.system
+        if not sysm.finite_strain:
+            return self.matrix
+        af = self.integrator.alpha_f
+        return (self.matrix + (1.0 - af) * (sysm.tangent_K_hat(u) - sysm.K_hat)).tocsc()
+
     def residual(self, u: np.ndarray, t: float) -> tuple:
         """Reduced bulk residual of the step and its force scale, for the end-of-step displacement ``u``.
 

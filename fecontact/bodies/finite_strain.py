@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import skfem
 from skfem.helpers import grad
 
-__all__ = ["internal_force", "tangent_stiffness"]
+__all__ = ["internal_force", "tangent_stiffness", "strain_energy"]
 
 
 def _deformation_gradient(basis: skfem.Basis, u: np.ndarray) -> np.ndarray:
@@ -76,3 +76,16 @@ def tangent_stiffness(basis: skfem.Basis, material, u: np.ndarray) -> sp.csr_mat
     _, A = material.stress(_deformation_gradient(basis, u))
     d = A.shape[0]
     return _tangent.assemble(basis, A=A.reshape((d * d, d * d) + A.shape[4:])).tocsr()
+
+
+def strain_energy(basis: skfem.Basis, material, u: np.ndarray) -> float:
+    """``int W(F) dV`` over the reference configuration: the body's stored energy.
+
+    Parameters
+    ----------
+    basis : skfem.Basis
+    material : Hyperelastic
+    u : ndarray, shape (basis.N,)
+    """
+    W = material.energy(_deformation_gradient(basis, u))
+    return float(np.sum(W * basis.dx))

@@ -77,10 +77,26 @@ class Hyperelastic(Material):
         """``(P, A)``: first Piola–Kirchhoff stress (d, d, ...) and tangent (d, d, d, d, ...)."""
         raise NotImplementedError
 
+    def first_piola(self, F: np.ndarray) -> np.ndarray:
+        """The first Piola–Kirchhoff stress ``P`` alone, shape ``F.shape``.
+
+        Equal to ``stress(F)[0]`` (to round-off) without forming the tangent
+        ``A`` (``d**2`` times larger): for internal forces without a
+        Jacobian.  This default calls :meth:`stress`; the models override it.
+        """
+        return self.stress(F)[0]
+
 
 def _eye(d: int, F: np.ndarray) -> np.ndarray:
     """The identity broadcast to the trailing axes of ``F``, shape (d, d, 1, ...)."""
     return np.eye(d).reshape((d, d) + (1,) * (F.ndim - 2))
+
+
+def _log_volume(J: np.ndarray) -> np.ndarray:
+    """``ln J``, NaN where ``J <= 0`` (an inverted element: the energy is not defined there)
+    without a floating-point warning; a residual with it is reported non-finite."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.log(J)
 
 
 def _inverse(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,6 +120,15 @@ class SaintVenantKirchhoff(Hyperelastic):
         E = self._strain(F)
         tr = np.einsum("ii...->...", E)
         return 0.5 * lam * tr**2 + mu * np.einsum("ij...,ij...->...", E, E)
+
+    def first_piola(self, F: np.ndarray) -> np.ndarray:
+        lam, mu = self.lame(3)
+        E = self._strain(F)
+        S = 2.0 * mu * E
+        trace = lam * np.einsum("ii...->...", E)
+        for i in range(F.shape[0]):
+            S[i, i] += trace
+        return np.einsum("im...,mj...->ij...", F, S)
 
     def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lam, mu = self.lame(3)
@@ -130,13 +155,20 @@ class NeoHookean(Hyperelastic):
         d = F.shape[0]
         _, J = _inverse(F)
         I1 = np.einsum("ij...,ij...->...", F, F) + (3 - d)     # plane strain: F33 = 1
-        return 0.5 * mu * (I1 - 3.0) - mu * np.log(J) + 0.5 * lam * np.log(J) ** 2
+        logJ = _log_volume(J)
+        return 0.5 * mu * (I1 - 3.0) - mu * logJ + 0.5 * lam * logJ ** 2
+
+    def first_piola(self, F: np.ndarray) -> np.ndarray:
+        lam, mu = self.lame(3)
+        Finv, J = _inverse(F)
+        FinvT = np.swapaxes(Finv, 0, 1)
+        return mu * (F - FinvT) + lam * _log_volume(J) * FinvT
 
     def stress(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lam, mu = self.lame(3)
         d = F.shape[0]
         Finv, J = _inverse(F)
-        logJ = np.log(J)
+        logJ = _log_volume(J)
         FinvT = np.swapaxes(Finv, 0, 1)
         P = mu * (F - FinvT) + lam * logJ * FinvT
         A = mu * np.einsum("ik,JL->iJkL", np.eye(d), np.eye(d)).reshape(

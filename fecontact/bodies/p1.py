@@ -145,7 +145,7 @@ def p1_stiffness(p: np.ndarray, t: np.ndarray, lam, mu) -> sp.csr_matrix:
             raise ValueError(f"{name} must be one value or one per element ({t.shape[1]}), "
                              f"got shape {np.shape(value)}")
     gradients, measures = _vertex_gradients(p, t)
-    block_of_pair, block_rows, block_cols = _block_pattern(t, n)
+    block_of_pair, block_rows, block_cols = block_pattern(t, n)
     data = np.empty((block_rows.size, dim, dim))
     dots = np.einsum("aie,bie->abe", gradients, gradients)          # (dim+1, dim+1, n_el)
     for i in range(dim):
@@ -165,8 +165,18 @@ def p1_stiffness(p: np.ndarray, t: np.ndarray, lam, mu) -> sp.csr_matrix:
     return K
 
 
-def _block_pattern(t: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def block_pattern(t: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Block pattern of the vertex pairs of every element.
+
+    Shared by :func:`p1_stiffness` and the finite-strain assembly
+    (:mod:`fecontact.bodies.p1_finite_strain`).
+
+    Parameters
+    ----------
+    t : ndarray of int, shape (dim+1, n_elements)
+        Element vertices.
+    n : int
+        Number of vertices.
 
     Returns
     -------

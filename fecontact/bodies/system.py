@@ -21,8 +21,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .finite_strain import internal_force, tangent_stiffness
 from .hyperelastic import Hyperelastic
+from .hyperelastic_body import HyperelasticBody
 from .pieces import group_free_modes, rigid_groups, rigid_motions  # noqa: F401  (API)
 from .ties import Tie, tie_map  # noqa: F401  (Tie is part of this module's API)
 
@@ -275,16 +275,18 @@ class BulkSystem:
         Applied to ``u`` itself, a stiff body moved rigidly by ``U`` (a die
         slid along a surface) carries a rounding error of about
         ``eps |K| U`` per row that grows with the distance travelled and
-        can exceed the force tolerance of Newton's method.
+        can exceed the force tolerance of Newton's method.  Bodies in finite
+        strain contribute their total Lagrangian force ``f_int(u)`` instead
+        (:class:`~fecontact.bodies.hyperelastic_body.HyperelasticBody`).
         """
         w = self._without_translations(u)
-        force = self.K @ w
+        linear = self.K @ w
+        force = linear.copy()
         for spring in self.springs:
             force[spring.dofs] += spring.stiffness * spring.mean(u) * spring.weights
-        for b, material in self.finite_strain:       # total Lagrangian force instead of K u
+        for b, body in self.hyperelastic.items():    # K is block diagonal: linear[dofs] = K_bb w_b
             dofs = self.body_dofs(b)
-            force[dofs] += (internal_force(self.bodies[b].basis, material, w[dofs])
-                            - self.K[dofs, dofs] @ w[dofs])
+            force[dofs] += body.force(w[dofs]) - linear[dofs]
         return force
 
     @cached_property
@@ -292,6 +294,11 @@ class BulkSystem:
         """``(body index, material)`` of the bodies of one hyperelastic material (finite strain)."""
         return tuple((b, body.materials[0]) for b, body in enumerate(self.bodies)
                      if len(body.materials) == 1 and isinstance(body.materials[0], Hyperelastic))
+
+    @cached_property
+    def hyperelastic(self) -> dict:
+        """Body index -> :class:`~fecontact.bodies.hyperelastic_body.HyperelasticBody` (finite strain)."""
+        return {b: HyperelasticBody(self.bodies[b], material) for b, material in self.finite_strain}
 
     def tangent_K_hat(self, u: np.ndarray) -> sp.csc_matrix:
         """The reduced bulk tangent at ``u``: ``K_hat`` with the finite-strain bodies' ``K(u)``.
@@ -302,10 +309,9 @@ class BulkSystem:
             return self.K_hat
         w = self._without_translations(u)
         change = sp.csr_matrix((self.n_dofs, self.n_dofs))
-        for b, material in self.finite_strain:
+        for b, body in self.hyperelastic.items():
             dofs = self.body_dofs(b)
-            block = (tangent_stiffness(self.bodies[b].basis, material, w[dofs])
-                     - self.K[dofs, dofs]).tocoo()
+            block = (body.tangent(w[dofs]) - self.K[dofs, dofs]).tocoo()
             change = change + sp.csr_matrix((block.data, (block.row + dofs.start,
                                                           block.col + dofs.start)),
                                             shape=change.shape)
@@ -340,9 +346,18 @@ class BulkSystem:
         return np.maximum(np.asarray(self._untied_T.sum(axis=0)).ravel(), 1.0)
 
     def strain_energy(self, u: np.ndarray, t: float) -> float:
-        """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``."""
+        """Elastic energy of the bodies and the springs, ``u K u / 2 + sum k e^2 / 2``.
+
+        A body in finite strain contributes its stored energy ``int W(F) dV``
+        instead of ``u_b K_bb u_b / 2``.
+        """
         w = self._without_translations(u)
-        return 0.5 * float(w @ (self.K @ w)) + sum(0.5 * s.stiffness * s.stretch(u, t) ** 2
+        Kw = self.K @ w
+        for b, body in self.hyperelastic.items():
+            dofs = self.body_dofs(b)
+            Kw[dofs] = 0.0
+        bodies = sum(body.energy(w[self.body_dofs(b)]) for b, body in self.hyperelastic.items())
+        return 0.5 * float(w @ Kw) + bodies + sum(0.5 * s.stiffness * s.stretch(u, t) ** 2
                                                   for s in self.springs)
 
     def spring_force(self, t: float) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..analysis.static import SteppingOptions
 from ..bodies.elasticity import Material
-from ..bodies.hyperelastic import HYPERELASTIC, Hyperelastic
+from ..bodies.hyperelastic import HYPERELASTIC
 from ..model import Body, Contact, Model, Tie
 from ..model.model import load_levels
 from ..solve.newton import NewtonOptions
@@ -236,10 +236,6 @@ def build_model(case: dict) -> CaseModel:
         if spec["name"] in bodies:
             raise CaseError(f"{source}: '{where}.name' = {spec['name']!r} is used twice")
         body = _body_of(spec, where, source, base, timings)
-        if dynamic and any(isinstance(m, Hyperelastic) for m in body.part.materials):
-            raise CaseError(f"{source}: '{where}.material.model' = "
-                            f"{body.part.materials[0].name!r}: dynamics of bodies in finite strain "
-                            f"is not available (quasi-static 'steps' only)")
         if dynamic and not all(m.density > 0 for m in body.part.materials):
             raise CaseError(f"{source}: '{where}.material.density' must be > 0 in a dynamic case")
         bodies[spec["name"]] = body

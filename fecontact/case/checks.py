@@ -72,11 +72,6 @@ def backend_findings(model, source: str) -> list:
         return [f"{source}: 'solver.backend' = {name!r} is not a backend; choose one of "
                 f"{', '.join(CHOICES)}"]
     system = model.problem.system
-    if system.finite_strain and name not in ("auto", "direct"):
-        bodies = ", ".join(repr(system.bodies[b].name) for b, _ in system.finite_strain)
-        return [f"{source}: 'solver.backend' = {name!r} reuses one set-up of a constant stiffness; "
-                f"{bodies} in finite strain change their stiffness every iteration: use 'direct' "
-                f"or 'auto'"]
     floating = system.floating_bodies() if name in KRYLOV_BACKENDS else []
     if floating:
         return [f"{source}: 'solver.backend' = {name!r} needs every body supported, but "

@@ -100,8 +100,11 @@ class Body:
     material : Material or dict of str to Material
         :func:`fecontact.LinearElastic`; or one material per subdomain name
         of the mesh (covering every element once).
-    initial_velocity : sequence of float, optional
-        Uniform initial velocity (dynamic analyses), ``dim`` components.
+    initial_velocity : sequence of float or callable, optional
+        Initial velocity (dynamic analyses): ``dim`` components of a uniform
+        velocity, or a function of the node coordinates ``x`` (shape
+        ``(dim, n_nodes)``, as in scikit-fem) returning the velocity at the
+        nodes, shape ``(dim, n_nodes)`` (a spin: ``lambda x: w * np.stack([-x[1], x[0]])``).
 
     Attributes
     ----------
@@ -123,11 +126,7 @@ class Body:
         self.springs: list = []
         self.loads: list = []
         self._predicates = 0
-        velocity = np.zeros(part.dim) if initial_velocity is None else np.asarray(initial_velocity,
-                                                                                  float)
-        if velocity.shape != (part.dim,):
-            raise ValueError(f"body {name!r}: initial_velocity needs {part.dim} components")
-        self.initial_velocity = velocity
+        self.initial_velocity = _initial_velocity(name, part, initial_velocity)
 
     def __repr__(self) -> str:
         return (f"Body({self.name!r}, {type(self.part.mesh).__name__} with "
@@ -430,3 +429,19 @@ def LinearElastic(E: float, nu: float, plane: str = "strain", density: float = 0
     if plane not in ("strain", "stress"):
         raise ValueError(f"plane must be 'strain' or 'stress', got {plane!r}")
     return Material(float(E), float(nu), f"plane_{plane}", float(density))
+
+
+def _initial_velocity(name: str, part, given) -> np.ndarray:
+    """The initial velocity of a body's nodes: shape (dim,) when uniform, else (n_nodes, dim)."""
+    if given is None:
+        return np.zeros(part.dim)
+    if callable(given):
+        field = np.asarray(given(part.node_coords), float)
+        if field.shape != (part.dim, part.n_nodes) or not np.all(np.isfinite(field)):
+            raise ValueError(f"body {name!r}: initial_velocity(x) must return finite values of shape "
+                             f"({part.dim}, {part.n_nodes}), got shape {field.shape}")
+        return field.T.copy()
+    velocity = np.asarray(given, float)
+    if velocity.shape != (part.dim,) or not np.all(np.isfinite(velocity)):
+        raise ValueError(f"body {name!r}: initial_velocity needs {part.dim} finite components")
+    return velocity

@@ -165,7 +165,8 @@ class Model:
         pairs = []
         for k, contact in enumerate(self.contacts):
             pairs += contact.pairs(system, index, contact.name or f"contact{k}", default)
-        velocity = np.concatenate([np.tile(b.initial_velocity, b.part.n_nodes) for b in self.bodies])
+        velocity = np.concatenate([np.broadcast_to(b.initial_velocity, (b.part.n_nodes, b.part.dim)).ravel()
+                                   for b in self.bodies])
         return Assembly(ContactProblem(system, pairs), velocity, {"build_assembly": seconds})
 
     def check(self, dynamic: bool = False, assembly: Assembly | None = None) -> list:

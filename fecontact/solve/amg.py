@@ -104,7 +104,7 @@ class AMG:
         return self
 
 
-def make_linear_solver(name: str, K: sp.spmatrix, system):
+def make_linear_solver(name: str, K: sp.spmatrix, system, definite: bool = True):
     """A reusable approximate or exact inverse of ``K``: ``solver(rhs) -> x``.
 
     ``"factorization"``: sparse Cholesky (exact); ``"amg"``: one
@@ -117,6 +117,9 @@ def make_linear_solver(name: str, K: sp.spmatrix, system):
         Symmetric positive definite.
     system : fecontact.bodies.system.BulkSystem
         For the rigid-body modes of ``amg``.
+    definite : bool
+        ``False``: ``K`` is a finite-strain tangent, maybe indefinite (the
+        factorisation falls back to LU; multigrid is built all the same).
 
     Returns
     -------
@@ -125,7 +128,7 @@ def make_linear_solver(name: str, K: sp.spmatrix, system):
     if name == "amg":
         return AMG(K, rigid_body_modes(system))
     if name == "factorization":
-        return factorize(K).solve
+        return factorize(K, definite).solve
     raise ValueError(f"unknown preconditioner {name!r}")
 
 

@@ -61,7 +61,34 @@ class Cholesky:
         return x
 
 
-def factorize(K: sp.spmatrix):
+class LU:
+    """Sparse LU (SuperLU) with :class:`Cholesky`'s interface, for a tangent that is not positive definite.
+
+    Parameters
+    ----------
+    K : sparse matrix, shape (n, n)
+
+    Raises
+    ------
+    RuntimeError
+        ``K`` is singular.
+    """
+
+    def __init__(self, K: sp.spmatrix):
+        import scipy.sparse.linalg as spla
+
+        self.n = K.shape[0]
+        self._lu = spla.splu(sp.csc_matrix(K))
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K x = rhs``, ``rhs`` of shape (n,) or (n, c)."""
+        b = np.asarray(rhs, dtype=np.float64)
+        if b.ndim == 2 and b.shape[1] == 0:
+            return np.zeros_like(b)
+        return self._lu.solve(b)
+
+
+def factorize(K: sp.spmatrix, definite: bool = True):
     """Factorise a symmetric positive definite FE stiffness once for many solves.
 
     CHOLMOD's supernodal Cholesky (cholespy) is an order of magnitude faster
@@ -70,12 +97,23 @@ def factorize(K: sp.spmatrix):
     Parameters
     ----------
     K : sparse matrix, shape (n, n)
+    definite : bool
+        ``False``: a finite-strain tangent, maybe indefinite, whose Cholesky
+        factorisation falls back to :class:`LU` (the tangent is checked by
+        one solve).
 
     Returns
     -------
-    Cholesky
+    Cholesky or LU
     """
-    return Cholesky(K)
+    if definite:
+        return Cholesky(K)
+    try:
+        chol = Cholesky(K)
+        chol.solve(np.ones(K.shape[0]))
+        return chol
+    except RuntimeError:
+        return LU(K)
 
 
 def pinned_stiffness(system) -> tuple:

@@ -9,13 +9,13 @@ eliminated, the Newton system of :mod:`fecontact.solve.problem` reads
     \begin{bmatrix} \delta u\\ \delta\lambda \end{bmatrix} =
     \begin{bmatrix} b_1\\ b_2 \end{bmatrix},
 
-with ``K`` the bulk matrix (large, constant), ``D`` the geometric stiffness
-of contact and ``E, F, G`` sparse blocks on the engaged multipliers.  Rows
-whose ``G`` row vanishes are *constraints* ``F_c du = b_c`` (closed normal
-conditions, stuck tangential ones); the others (sliding tangential rows,
-penalty normal rows) are solved for their multipliers,
-``dl_s = G_ss^{-1}(b_s - G_sc dl_c - F_s du)``, and substituted.  What
-remains is
+with ``K`` the bulk matrix (large; constant, or the tangent of the iterate),
+``D`` the geometric stiffness of contact and ``E, F, G`` sparse blocks on the
+engaged multipliers.  Rows whose ``G`` row vanishes are *constraints*
+``F_c du = b_c`` (closed normal conditions, stuck tangential ones); the
+others (sliding tangential rows, penalty normal rows) are solved for their
+multipliers, ``dl_s = G_ss^{-1}(b_s - G_sc dl_c - F_s du)``, and
+substituted.  What remains is
 
 .. math::
 
@@ -29,13 +29,16 @@ contact).  Writing ``du = \hat E S^{-1} b_c + \delta``, ``\delta \in ker F_c``
 solves ``P \hat A \delta = P r'`` and is found by GMRES, right-preconditioned
 by ``P M^{-1}`` with ``M^{-1}`` a fixed approximate inverse of ``K`` (an
 algebraic multigrid cycle, or an exact factorisation), set up once per
-problem and reused at every Newton iteration.  The multipliers follow from
+problem and reused at every Newton iteration (with bodies in finite strain
+``K`` is the current tangent and ``M`` that of an earlier one, rebuilt when
+it has stopped being good: :class:`LaggedSetup`).  The multipliers follow from
 ``S dl_c = F_c (r' - \hat A \delta)``.  The constraint rows hold exactly;
 only the equilibrium rows carry the Krylov tolerance.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +63,66 @@ class KrylovReport:
     iterations: int
     residual: float
     converged: bool
+
+
+class LaggedSetup:
+    """When to rebuild a set-up (preconditioner, factorisation) made from an earlier stiffness.
+
+    With bodies in finite strain the bulk block of the Newton system is the
+    tangent ``K(u)`` of the current iterate.  The backends keep the set-up
+    they built from an earlier stiffness (``K_hat`` at first) and solve the
+    current system by GMRES preconditioned with it; the set-up is rebuilt
+    from the current tangent only when it has stopped being good.  Its
+    quality is measured by the iterations spent per decade of residual
+    reduction (:meth:`rate`): the first solve with a set-up that is fresh
+    (built from the stiffness it solves with, or the first solve of all) sets
+    the ``baseline``; a later solve that needs more than
+    ``factor * max(baseline, floor)`` makes the set-up :attr:`stale`, and the
+    backend rebuilds it from the tangent of the next iterate before solving.
+
+    Parameters
+    ----------
+    factor : float
+        Allowed growth of the iterations per decade (0: rebuild at every
+        iteration).
+    floor : float
+        Least baseline, iterations per decade: a set-up whose fresh solves
+        take one iteration in all is not rebuilt for taking two.
+
+    Attributes
+    ----------
+    stale : bool
+        Whether the next solve should rebuild the set-up first.
+    rebuilds : int
+        Set-ups rebuilt so far.
+    """
+
+    def __init__(self, factor: float, floor: float = 1.0):
+        self.factor = factor
+        self.floor = floor
+        self.baseline = None
+        self.stale = factor <= 0.0
+        self.rebuilds = 0
+
+    @staticmethod
+    def rate(iterations: int, start: float, target: float) -> float:
+        """Iterations per decade of reduction from ``start`` to ``target`` (at least one decade)."""
+        decades = math.log10(start / target) if start > 0.0 and target > 0.0 else 1.0
+        return iterations / max(decades, 1.0)
+
+    def rebuilt(self) -> None:
+        """Count a rebuild; the next recorded solve is fresh."""
+        self.rebuilds += 1
+        self.stale = self.factor <= 0.0
+        self.baseline = None
+
+    def record(self, iterations: int, start: float, target: float) -> None:
+        """Judge the set-up by one converged solve (see the class)."""
+        rate = self.rate(iterations, start, target)
+        if self.baseline is None:
+            self.baseline = rate
+        elif rate > self.factor * max(self.baseline, self.floor):
+            self.stale = True
 
 
 def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,

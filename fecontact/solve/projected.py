@@ -7,9 +7,14 @@ import logging
 import numpy as np
 
 from .amg import make_linear_solver, plain_krylov_solve
+from .krylov import LaggedSetup, projected_solve
 from .schur import contact_block, open_rows
 
 logger = logging.getLogger(__name__)
+
+#: finite strain: rebuild the preconditioner when GMRES needs this many times the iterations per
+#: decade of its first solve (measured on hertz2d/hertz3d, neo-Hookean; see the class)
+REFRESH = 2.0
 
 
 class KrylovBackend:
@@ -27,6 +32,19 @@ class KrylovBackend:
     own tolerance, so the last step is as accurate as Newton asks; the
     contact rows are always solved exactly.
 
+    With bodies in finite strain the bulk block is the tangent ``K(u)`` of
+    each iterate (``ev.K``; in a time step the effective matrix with the
+    tangent): GMRES runs on the current tangent, so every step is an inexact
+    Newton step of the true Jacobian with the tolerances above (``eta``
+    relative to the equilibrium rows' residual alone: at a first iterate the
+    contact rows can be so much larger that ``eta |R|`` would leave the
+    equilibrium unsolved, and Newton would need several more iterations),
+    while the preconditioner, built from ``K_hat`` at first, is rebuilt from
+    the current tangent only when it has stopped being good
+    (:class:`~fecontact.solve.krylov.LaggedSetup`: the iterations per decade
+    grow beyond ``refresh`` times those of its first solve, or GMRES fails,
+    which is then retried once with the new one).
+
     Bodies held only by contact make ``K`` singular: use ``schur`` or ``direct``.
 
     Parameters
@@ -41,13 +59,20 @@ class KrylovBackend:
         Newton's relative tolerance; steps are solved to at least a tenth of it.
     eta_max : float
         Relative tolerance of the steps taken while the contact status changes.
+    refresh : float
+        Finite strain: allowed growth of GMRES iterations per decade before
+        the preconditioner is rebuilt from the current tangent.
 
     Attributes
     ----------
     iterations : int
         GMRES iterations spent by all :meth:`solve` calls so far.
     matrix : sparse matrix, shape (n_reduced, n_reduced)
-        The bulk matrix that is preconditioned.
+        The bulk matrix of the linear reference (``K_hat`` or ``matrix``).
+    varies : bool
+        Whether the bulk block is the tangent of each iterate (finite strain).
+    lagged : LaggedSetup
+        When the preconditioner is rebuilt (``lagged.rebuilds``: how often).
 
     Raises
     ------
@@ -58,13 +83,15 @@ class KrylovBackend:
     iterations: int
 
     def __init__(self, problem, matrix=None, preconditioner: str = "amg",
-                 tolerance: float = 1e-9, eta_max: float = 0.1):
+                 tolerance: float = 1e-9, eta_max: float = 0.1, refresh: float = REFRESH):
         self.problem = problem
         self.name = preconditioner
         self.matrix = (problem.system.K_hat if matrix is None else matrix).tocsr()
         if matrix is None and problem.system.free_modes().shape[1]:
             raise RuntimeError("a body is held only by contact (its stiffness matrix is singular)")
         self.precondition = make_linear_solver(preconditioner, self.matrix, problem.system)
+        self.varies = bool(getattr(problem.system, "finite_strain", ()))
+        self.lagged = LaggedSetup(refresh)
         self._status = None
         self.tolerance = tolerance
         self.eta_max = eta_max
@@ -111,10 +138,10 @@ class KrylovBackend:
         RuntimeError
             GMRES did not reach the tolerance of the step.
         """
-        from .krylov import projected_solve
-
         n = ev.n_reduced
-        norm = float(np.linalg.norm(ev.residual))
+        # finite strain: the loose tolerance relative to the equilibrium rows alone (those GMRES
+        # solves); a first iterate's contact rows can be far larger and leave them unsolved
+        norm = float(np.linalg.norm(ev.residual[:n] if self.varies else ev.residual))
         eta = self.forcing(ev.contact.status)
         atol = max(eta * norm, 0.1 * self.tolerance * ev.force_scale)
         b1, b2 = -ev.residual[:n], -ev.residual[n:]
@@ -122,17 +149,32 @@ class KrylovBackend:
         trivial, dlam = open_rows(J21, J22, b2)
         b1 = b1 - J12[:, trivial] @ dlam[trivial]
         engaged = np.flatnonzero(~trivial)
-        K = self.matrix
-        du, dl, report = projected_solve(lambda x: K @ x, contact_block(ev), J12[:, engaged],
-                                         J21[engaged], J22[engaged][:, engaged], b1, b2[engaged],
-                                         self.precondition, atol)
+        K = ev.K.tocsr() if self.varies and ev.K is not None else self.matrix
+        blocks = (contact_block(ev), J12[:, engaged], J21[engaged], J22[engaged][:, engaged],
+                  b1, b2[engaged])
+        if self.varies and self.lagged.stale:
+            self._rebuild(K)
+        du, dl, report = projected_solve(lambda x: K @ x, *blocks, self.precondition, atol)
+        if self.varies and not report.converged and self.lagged.baseline is not None:
+            self.iterations += report.iterations        # an old preconditioner: rebuild, try again
+            self._rebuild(K)
+            du, dl, report = projected_solve(lambda x: K @ x, *blocks, self.precondition, atol)
         self.iterations += report.iterations
         logger.debug("  krylov: %d iterations, residual %.3e (target %.3e)",
                      report.iterations, report.residual, atol)
         if not report.converged:
             raise RuntimeError(f"GMRES did not reach {atol:.3e} (residual {report.residual:.3e})")
+        if self.varies:
+            self.lagged.record(report.iterations, float(np.linalg.norm(b1)), atol)
         dlam[engaged] = dl
         return np.concatenate([du, dlam])
+
+    def _rebuild(self, K) -> None:
+        """The preconditioner of the current tangent ``K`` (finite strain), replacing the old one."""
+        self.precondition = make_linear_solver(self.name, K, self.problem.system, definite=False)
+        self.lagged.rebuilt()
+        logger.debug("  krylov: preconditioner rebuilt from the current tangent (%d so far)",
+                     self.lagged.rebuilds)
 
     def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
         """``K x = rhs``, shape (n_reduced,), from scratch with the same preconditioner and GMRES.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 import numpy as np
@@ -10,6 +11,15 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .factor import factorize, factorized_reference_solve, pinned_stiffness
+from .krylov import LaggedSetup
+
+logger = logging.getLogger(__name__)
+
+#: finite strain: refactorise when the outer GMRES needs this many times the iterations per decade
+#: of its first solve, and at least this many per decade (measured on hertz2d/hertz3d)
+REFRESH = 2.0
+#: finite strain: outer GMRES iterations before the step is given up (or refactorised)
+MAX_OUTER = 200
 
 
 class SchurBackend:
@@ -29,12 +39,32 @@ class SchurBackend:
 
     at the price of ``r`` extra right-hand sides per iteration.
 
+    With bodies in finite strain the bulk block is the tangent ``K(u)`` of
+    each iterate (in a time step the effective matrix with the tangent), and
+    the cached compliance belongs to the factorised matrix only.  The step is
+    then found by GMRES on the current Jacobian, right-preconditioned by the
+    exact step above of the Jacobian with the factorised matrix in place of
+    ``K(u)`` (two back-substitutions and the condensed solve per GMRES
+    iteration), to a tenth of Newton's tolerance (relative to the larger of
+    the force scale and the residual): with ``K_hat`` a few iterations per
+    decade at 2 % strain, more at 30 %.  The factorisation (of ``K_hat`` at
+    first) is replaced by one of the current tangent, and the compliance
+    columns computed again as contact needs them, only when GMRES has become
+    slow (:class:`~fecontact.solve.krylov.LaggedSetup`: ``refresh`` times the
+    iterations per decade of the first solve with it, at least ``refresh`` per
+    decade) or fails (then retried with the new one); a tangent that is not
+    positive definite is factorised by LU.
+
     Parameters
     ----------
     problem : fecontact.solve.problem.ContactProblem
     matrix : sparse matrix, shape (n_reduced, n_reduced), optional
         The constant bulk block of ``J11`` when it is not ``K_hat`` (a time
         step's effective stiffness, positive definite: nothing is pinned).
+    tolerance : float
+        Newton's relative tolerance (finite strain: steps are solved to a tenth of it).
+    refresh : float
+        Finite strain: allowed growth of the outer GMRES iterations per decade.
 
     Raises
     ------
@@ -43,10 +73,8 @@ class SchurBackend:
     """
 
     name = "schur"
-    #: not iterative (the condensed contact system's GMRES is internal and not counted)
-    iterations = None
 
-    def __init__(self, problem, matrix=None):
+    def __init__(self, problem, matrix=None, tolerance: float = 1e-9, refresh: float = REFRESH):
         self.problem = problem
         if matrix is None:
             self.matrix = problem.system.K_hat
@@ -61,6 +89,12 @@ class SchurBackend:
         self.universe = universe
         self.W = np.zeros((universe.size, universe.size))
         self.computed = np.zeros(universe.size, dtype=bool)
+        self.varies = bool(getattr(problem.system, "finite_strain", ()))
+        self.tolerance = tolerance
+        self.lagged = LaggedSetup(refresh, floor=1.0)
+        #: outer GMRES iterations with a varying stiffness; otherwise not iterative (``None``: the
+        #: condensed contact system's GMRES is internal and not counted)
+        self.iterations = 0 if self.varies else None
 
     def compliance(self, S: np.ndarray) -> np.ndarray:
         """``W[S, S]``, computing missing columns by back-substitution.
@@ -88,7 +122,7 @@ class SchurBackend:
         return self.W[np.ix_(pos, pos)]
 
     def solve(self, ev) -> np.ndarray:
-        """The exact Newton step of ``J dx = -R``.
+        """The Newton step of ``J dx = -R``: exact, or with a varying stiffness to a tenth of Newton's tolerance.
 
         Parameters
         ----------
@@ -97,50 +131,120 @@ class SchurBackend:
         Returns
         -------
         ndarray, shape (n_reduced + n_multipliers,)
+
+        Raises
+        ------
+        RuntimeError
+            With a varying stiffness: GMRES did not converge, even after refactorising.
         """
-        if not self.pinned.size:
-            return self._solve(ev, -ev.residual[:, None])[:, 0]
-        rhs = np.zeros((ev.residual.size, 1 + self.pinned.size))
-        rhs[:, 0] = -ev.residual
-        rhs[self.pinned, 1 + np.arange(self.pinned.size)] = 1.0
-        sol = self._solve(ev, rhs)
-        x, Y = sol[:, 0], sol[:, 1:]
-        capacity = np.eye(self.pinned.size) / self.eps - Y[self.pinned]
-        return x + Y @ la.solve(capacity, x[self.pinned])
+        if self.varies:
+            return self._outer_solve(ev)
+        return self._inverse(ev)(-ev.residual[:, None])[:, 0]
 
     def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
         """``K_hat x = rhs``, shape (n_reduced,), from scratch (:func:`~fecontact.solve.factor.factorized_reference_solve`)."""
         return factorized_reference_solve(self.problem.system, rhs)
 
-    def _solve(self, ev, rhs: np.ndarray) -> np.ndarray:
-        """Solve ``J_eps X = rhs`` for right-hand sides ``rhs`` of shape (n, c)."""
+    def _inverse(self, ev):
+        """``X = J_ref^{-1} rhs`` (rhs (N, c) -> (N, c)): the Jacobian of ``ev`` with the factorised bulk matrix."""
+        step = _Step(self, ev)
+        if not self.pinned.size:
+            return step
+        unit = np.zeros((ev.residual.size, self.pinned.size))
+        unit[self.pinned, np.arange(self.pinned.size)] = 1.0
+        Y = step(unit)
+        capacity = la.lu_factor(np.eye(self.pinned.size) / self.eps - Y[self.pinned])
+        return lambda rhs: (lambda x: x + Y @ la.lu_solve(capacity, x[self.pinned]))(step(rhs))
+
+    def _outer_solve(self, ev) -> np.ndarray:
+        """Finite strain: GMRES on the current Jacobian, preconditioned by the exact step of the factorised one."""
+        from .krylov import gmres
+
         n = ev.n_reduced
-        B1, B2 = rhs[:n].copy(), rhs[n:]
+        K, D = ev.K.tocsr(), contact_block(ev)
+        J12, J21, J22 = ev.J12.tocsr(), ev.J21.tocsr(), ev.J22.tocsr()
+
+        def apply(x):
+            u, lam = x[:n], x[n:]
+            return np.concatenate([K @ u + D @ u + J12 @ lam, J21 @ u + J22 @ lam])
+
+        b = -ev.residual
+        # a tenth of Newton's tolerance, relative to the force scale or to the residual when that
+        # is larger (a first iterate that moves a body rigidly has almost no force scale)
+        atol = 0.1 * self.tolerance * max(ev.force_scale, float(np.linalg.norm(b)))
+        if self.lagged.stale:
+            self._refactor(K)
+        for attempt in range(2):
+            inverse = self._inverse(ev)
+            x, its, converged = gmres(apply, b, lambda r: inverse(r[:, None])[:, 0], atol,
+                                      MAX_OUTER)
+            self.iterations += its
+            if converged or attempt or self.lagged.baseline is None:
+                break
+            self._refactor(K)                   # an old factorisation: refactorise, try again
+        if not converged or not np.all(np.isfinite(x)):
+            raise RuntimeError(f"GMRES on the finite-strain Newton system did not reach {atol:.3e}")
+        logger.debug("  schur: %d outer iterations", its)
+        self.lagged.record(its, float(np.linalg.norm(b)), atol)
+        return x
+
+    def _refactor(self, K) -> None:
+        """Factorise the current tangent ``K`` (springs on the pinned DOFs) and forget the compliance."""
+        if self.pinned.size:
+            K = K + sp.csr_matrix((np.full(self.pinned.size, self.eps), (self.pinned, self.pinned)),
+                                  shape=K.shape)
+        self.lu = factorize(K, definite=False)
+        self.W[:] = 0.0
+        self.computed[:] = False
+        self.lagged.rebuilt()
+        logger.debug("  schur: refactorised the current tangent (%d so far)", self.lagged.rebuilds)
+
+
+class _Step:
+    """``J_eps^{-1}`` of one evaluation by the condensed contact system, prepared once for many right-hand sides.
+
+    ``J_eps`` is the Jacobian of ``ev`` with the backend's factorised bulk
+    matrix in place of ``ev.K`` (see :class:`SchurBackend`).
+    """
+
+    def __init__(self, backend: SchurBackend, ev):
+        self.lu = backend.lu
+        self.n = ev.n_reduced
         J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
         for block in (J12, J21):
             block.eliminate_zeros()     # e.g. x-components against a horizontal flat
         D_full = contact_block(ev)
-        trivial, dlam = open_rows(J21, J22, B2)
-        B1 = B1 - J12[:, trivial] @ dlam[trivial]
-        engaged = np.flatnonzero(~trivial)
+        self.trivial, _ = open_rows(J21, J22, np.zeros(J22.shape[0]))
+        self.diagonal = J22.diagonal()[self.trivial]
+        self.J12t = J12[:, self.trivial]
+        self.engaged = engaged = np.flatnonzero(~self.trivial)
         J12e = J12[:, engaged]
         J21e = J21[engaged]
-        S = np.unique(np.concatenate([
+        self.S = S = np.unique(np.concatenate([
             J21e.indices, J12e.tocsr().nonzero()[0],
             D_full.nonzero()[0], D_full.nonzero()[1]])).astype(int)
+        if S.size:
+            self.D = D_full[S][:, S].tocsr()
+            self.E = (-J12e[S]).tocsc()
+            self.condensed = _Condensed(backend.compliance(S), self.D, self.E, J21e[:, S].tocsr(),
+                                        J22[engaged][:, engaged].toarray())
+
+    def __call__(self, rhs: np.ndarray) -> np.ndarray:
+        """``J_eps^{-1} rhs``, rhs of shape (N, c)."""
+        n = self.n
+        B1, B2 = rhs[:n].copy(), rhs[n:]
+        dlam = np.zeros(B2.shape)
+        dlam[self.trivial] = B2[self.trivial] / self.diagonal[:, None]
+        B1 = B1 - self.J12t @ dlam[self.trivial]
+        S = self.S
         if S.size == 0:
             return np.vstack([self.lu.solve(B1), dlam])
-        W = self.compliance(S)
-        D = D_full[S][:, S].tocsr()
-        E = (-J12e[S]).tocsc()
-        F = J21e[:, S].tocsr()
-        G = J22[engaged][:, engaged].toarray()
         w0 = self.lu.solve(B1)[S]
-        y, dl = _condensed_solve(W, D, E, F, G, w0, B2[engaged])
+        y, dl = self.condensed.solve(w0, B2[self.engaged])
         rhs_u = B1
-        rhs_u[S] -= D @ y - E @ dl
+        rhs_u[S] -= self.D @ y - self.E @ dl
         du = self.lu.solve(rhs_u)
-        dlam[engaged] = dl
+        dlam[self.engaged] = dl
         return np.vstack([du, dlam])
 
 
@@ -150,8 +254,8 @@ def contact_block(ev) -> sp.csr_matrix:
     return sp.csr_matrix((n, n)) if ev.D is None else ev.D.tocsr()
 
 
-def _condensed_solve(W, D, E, F, G, w, b, tol=1e-14, max_iterations=30):
-    r"""Solve the condensed contact system
+class _Condensed:
+    r"""The condensed contact system, factorised once for many right-hand sides:
 
     .. math::
 
@@ -171,42 +275,49 @@ def _condensed_solve(W, D, E, F, G, w, b, tol=1e-14, max_iterations=30):
     stays exact; 10-15 iterations on ``cattaneo3d``.  If GMRES does not
     converge, the whole system is solved densely.
     """
-    WE = (E.T @ W.T).T                                # W E, dense (s, e)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", la.LinAlgWarning)     # singular: checked below
-        lu = la.lu_factor(G + F @ WE)
 
-    def precondition(r1, r2):
-        dl = la.lu_solve(lu, r2 - F @ r1)
-        return r1 + WE @ dl, dl
+    def __init__(self, W, D, E, F, G, tol=1e-14, max_iterations=30):
+        self.W, self.D, self.F, self.G = W, D, F, G
+        self.WE = (E.T @ W.T).T                                # W E, dense (s, e)
+        self.tol, self.max_iterations = tol, max_iterations
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", la.LinAlgWarning)     # singular: checked below
+            self.lu = la.lu_factor(G + F @ self.WE)
 
-    y, dl = precondition(w, b)
-    s, e = WE.shape
-    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(dl))):
-        return _dense_condensed_solve(W, D, WE, F, G, w, b)     # singular elimination
-    if D.nnz == 0:
-        return y, dl
+    def _eliminate(self, r1, r2):
+        dl = la.lu_solve(self.lu, r2 - self.F @ r1)
+        return r1 + self.WE @ dl, dl
 
-    def operator(x):
-        x = x.reshape(s + e, -1)
-        xy, xl = x[:s], x[s:]
-        return np.vstack([xy + W @ (D @ xy) - WE @ xl, F @ xy + G @ xl]).ravel()
+    def solve(self, w, b) -> tuple:
+        """``(y, dl)`` for right-hand sides ``w`` (s, c) and ``b`` (e, c)."""
+        W, D, WE, F, G = self.W, self.D, self.WE, self.F, self.G
+        y, dl = self._eliminate(w, b)
+        s, e = WE.shape
+        if not (np.all(np.isfinite(y)) and np.all(np.isfinite(dl))):
+            return _dense_condensed_solve(W, D, WE, F, G, w, b)     # singular elimination
+        if D.nnz == 0:
+            return y, dl
 
-    def preconditioner(r):
-        r = r.reshape(s + e, -1)
-        return np.vstack(precondition(r[:s], r[s:])).ravel()
+        def operator(x):
+            x = x.reshape(s + e, -1)
+            xy, xl = x[:s], x[s:]
+            return np.vstack([xy + W @ (D @ xy) - WE @ xl, F @ xy + G @ xl]).ravel()
 
-    A = spla.LinearOperator((s + e, s + e), matvec=operator, dtype=float)
-    P = spla.LinearOperator((s + e, s + e), matvec=preconditioner, dtype=float)
-    rhs = np.vstack([w, b])
-    out = np.vstack([y, dl])
-    for j in range(rhs.shape[1]):
-        col, info = spla.gmres(A, rhs[:, j], x0=out[:, j], M=P, rtol=tol, atol=0.0,
-                               restart=max_iterations, maxiter=2)
-        if info != 0 or not np.all(np.isfinite(col)):
-            return _dense_condensed_solve(W, D, WE, F, G, w, b)
-        out[:, j] = col
-    return out[:s], out[s:]
+        def preconditioner(r):
+            r = r.reshape(s + e, -1)
+            return np.vstack(self._eliminate(r[:s], r[s:])).ravel()
+
+        A = spla.LinearOperator((s + e, s + e), matvec=operator, dtype=float)
+        P = spla.LinearOperator((s + e, s + e), matvec=preconditioner, dtype=float)
+        rhs = np.vstack([w, b])
+        out = np.vstack([y, dl])
+        for j in range(rhs.shape[1]):
+            col, info = spla.gmres(A, rhs[:, j], x0=out[:, j], M=P, rtol=self.tol, atol=0.0,
+                                   restart=self.max_iterations, maxiter=2)
+            if info != 0 or not np.all(np.isfinite(col)):
+                return _dense_condensed_solve(W, D, WE, F, G, w, b)
+            out[:, j] = col
+        return out[:s], out[s:]
 
 
 def _dense_condensed_solve(W, D, WE, F, G, w, b):
