@@ -54,6 +54,7 @@ PAGES = [
     ("Benchmarks", "benchmarks.md"),
     ("Patch test", "patch_test.md"),
     ("Ironing", "ironing.md"),
+    ("Finite deformation", "finite_strain.md"),
     ("Search scaling", "search_scaling.md"),
     ("Performance at scale", "scaling.md"),
     ("Architecture", "architecture.md"),

@@ -2,6 +2,10 @@
 
     python docs/make_gallery.py [--out OUT] [--cases NAME ...]
 
+With ``--cases`` only those cases are run, and their sections of the existing
+page are replaced (or added, in the order of the case names); the others are
+kept as they are.
+
 Figures go to docs/gallery/ (quasi-static cases: contact pressure with traction
 arrows and the contact profile against the analytic solution; dynamic cases:
 the time series).  The page lists each case's description, size, run time and
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -54,12 +59,15 @@ def main() -> None:
     cases = sorted((ROOT / "cases").glob("*.toml"))
     if args.cases:
         cases = [c for c in cases if c.stem in args.cases]
-    text = ["# Gallery", "",
-            "Every case in `cases/`, run by `python docs/make_gallery.py`. The same runs are the "
-            "test suite's (`tests/test_cases.py`, `tests/test_dynamics.py`). The figures come from "
-            "`fecontact plot`; the numbers come from each run's `summary.json`.", ""]
+    header = ["# Gallery", "",
+              "Every case in `cases/`, run by `python docs/make_gallery.py`. The same runs are the "
+              "test suite's (`tests/test_cases.py`, `tests/test_dynamics.py`). The figures come from "
+              "`fecontact plot`; the numbers come from each run's `summary.json`.", ""]
+    page = ROOT / "docs" / "gallery.md"
+    sections = _sections(page.read_text()) if args.cases and page.is_file() else {}
     for case in cases:
         name = case.stem
+        text = []
         spec = tomllib.loads(case.read_text())
         result = run(case, Path(args.out) / name,
                      ["output.vtu=true"] if "[dynamics]" not in case.read_text() else [])
@@ -82,8 +90,16 @@ def main() -> None:
                 text += [f"![{name} profile](gallery/{name}_profile.png)"]
             text += [""]
         text += _metrics_table(s.get("metrics", {}))
+        sections[name] = "\n".join(text)
         print(name, "done")
-    (ROOT / "docs" / "gallery.md").write_text("\n".join(text) + "\n")
+    body = [sections[name] for name in sorted(sections)]
+    page.write_text("\n".join(header) + "\n" + "\n".join(body) + "\n")
+
+
+def _sections(text: str) -> dict:
+    """The page's case sections by name: each from its ``## name`` line to the next."""
+    parts = re.split(r"^## ", text, flags=re.M)[1:]
+    return {part.split("\n", 1)[0].strip(): ("## " + part).rstrip("\n") + "\n" for part in parts}
 
 
 if __name__ == "__main__":

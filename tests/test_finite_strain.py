@@ -407,3 +407,65 @@ def test_a_block_carried_90_degrees_around_a_cylinder_keeps_its_energy_and_conta
     print(f"linear elasticity: contact force {linear_force[0]:.4g} pressed, "
           f"{linear_force[1]:.4g} after the turn")
     assert abs(linear_force[1] / linear_force[0] - 1.0) > 0.1
+
+
+def _stuck_pair_turned(material, degrees=90.0, load_steps=3, turn_steps=9):
+    """A block pressed and sheared on a base (Coulomb, mu = 0.5), then both turned about the origin.
+
+    Base ``[-1, 1] x [-0.5, 0]``, held at its bottom; block ``[-0.5, 0.5] x [0, 0.5]``, its top
+    moved by ``d = (0.01, -0.05)``; then every held node follows ``Q(theta) (X + d) - X``
+    (``d = 0`` on the base).  Each node's path is two tabular amplitudes sampled at the levels.
+    """
+    import fecontact as fc
+
+    levels = np.arange(1, load_steps + turn_steps + 1, dtype=float)
+    times = np.concatenate([[0.0], levels])
+    ramp = np.minimum(times / load_steps, 1.0)
+    theta = np.radians(degrees) * np.clip((times - load_steps) / turn_steps, 0.0, 1.0)
+    c, s = np.cos(theta), np.sin(theta)
+
+    def held(body, mesh, where, d):
+        for X, Y in mesh.p[:, mesh.nodes_satisfying(where)].T:
+            x, y = X + ramp * d[0], Y + ramp * d[1]
+            body.fix(point=(X, Y), x=1.0, amplitude=fc.Amplitude(tuple(times), tuple(c * x - s * y - X)))
+            body.fix(point=(X, Y), y=1.0, amplitude=fc.Amplitude(tuple(times), tuple(s * x + c * y - Y)))
+
+    base_mesh = skfem.MeshQuad.init_tensor(np.linspace(-1, 1, 17), np.linspace(-0.5, 0, 5))
+    base_mesh = base_mesh.with_boundaries({"top": lambda x: x[1] > -1e-9})
+    block_mesh = skfem.MeshQuad.init_tensor(np.linspace(-0.5, 0.5, 11), np.linspace(0, 0.5, 6))
+    block_mesh = block_mesh.with_boundaries({"bottom": lambda x: x[1] < 1e-9})
+    base = fc.Body("base", base_mesh, "Q1", material)
+    block = fc.Body("block", block_mesh, "Q1", material)
+    held(base, base_mesh, lambda x: x[1] < -0.5 + 1e-9, (0.0, 0.0))
+    held(block, block_mesh, lambda x: x[1] > 0.5 - 1e-9, (0.01, -0.05))
+    pair = fc.Contact(block.surface("bottom"), base.surface("top"), fc.Coulomb(0.5))
+    return fc.Model([base, block], [pair]).solve(levels=levels), theta[1:], load_steps
+
+
+@pytest.mark.parametrize("material", MATERIALS[:1], ids=lambda m: m.name)
+def test_friction_history_is_objective_when_a_stuck_pair_is_turned_90_degrees(material):
+    """Pressed and sheared with stuck friction, then turned rigidly together in 10-degree
+    increments: no node slips, and the force the held nodes take turns with the bodies
+    (exactly, to solver tolerance).  The nodal tractions reported along the tangent at the
+    start of each increment turn too, up to ``1 - cos(dtheta)`` of their size: the tangential
+    row of the node-to-segment operator also carries ``xi``'s derivative, which a segment
+    turned by ``dtheta`` within the increment lengthens by that factor (docs/decisions.md)."""
+    result, theta, loaded_at = _stuck_pair_turned(material)
+    assert result.converged
+    before, after = result.at(loaded_at - 1), result
+    names = sorted({d.name for d in result.problem.system.dirichlet if d.body == 1})
+    r0, r1 = (sum(s.reaction(n) for n in names)[:2] for s in (before, after))
+    Q = np.array([[0.0, -1.0], [1.0, 0.0]])
+    print(f"reaction on the block's held nodes {r0} before, {r1} after the turn")
+    np.testing.assert_allclose(r1, Q @ r0, atol=1e-7 * np.linalg.norm(r0))
+    assert abs(r0[0]) > 0.05 * abs(r0[1])                       # a real tangential force
+    np.testing.assert_array_equal(after.contact().status, before.contact().status)
+    assert np.all(after.contact().status == 1)                  # every node stuck
+    slip = [s.state.slip for s in (before, after)]
+    np.testing.assert_allclose(slip[1], slip[0], atol=1e-9)     # the turn adds no slip
+    t0, t1 = before.contact().traction, after.contact().traction
+    lag = 1.0 - np.cos(theta[loaded_at] - theta[loaded_at - 1])
+    deviation = np.abs(t1 - Q @ t0).max() / np.abs(t0).max()
+    print(f"nodal tractions: largest deviation from the turned ones {deviation:.2e} (1 - cos dtheta "
+          f"= {lag:.2e})")
+    assert deviation <= lag + 1e-6

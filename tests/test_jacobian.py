@@ -23,6 +23,12 @@ COARSE = {
 # (a larger initial overlap: the weighted gap of the coarse curved mesh is open at 1e-4)
 COARSE["cattaneo2d-mortar"] = COARSE["cattaneo2d"] + ['contact.0.formulation="mortar"',
                                                  "bodies.1.mesh.center=[0.0, 7.998]"]
+# finite deformation: neo-Hookean bodies (total Lagrangian tangent, contact on the current
+# configuration), and ironing at the onset of sliding after a 20 % press
+NEO = ['bodies.0.material.model="neo_hookean"', 'bodies.1.material.model="neo_hookean"']
+COARSE["cattaneo2d-neo"] = COARSE["cattaneo2d"] + NEO
+COARSE["cattaneo2d-mortar-neo"] = COARSE["cattaneo2d-mortar"] + NEO
+COARSE["ironing2d_neo_hookean"] = ["steps.levels=[0.25, 0.5, 0.75, 1.0, 1.04, 1.08]"]
 
 
 def _model(name):

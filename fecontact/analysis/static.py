@@ -93,8 +93,11 @@ def commit(problem: ContactProblem, result: NewtonResult, t: float, state: StepS
     d = problem.dim
     kin = ev.kinematics.local
     active = ev.contact.status != Status.OPEN
-    # an open node's traction is zero; Newton leaves a remainder below its tolerance there
-    lam = np.where(active[:, None], result.unknowns[ev.n_reduced:].reshape(-1, d), 0.0)
+    lam = result.unknowns[ev.n_reduced:].reshape(-1, d)
+    # an open node's traction is zero: clear the round-off Newton's last step leaves there (a
+    # remainder of a loose tolerance stays, for the independent check to see)
+    remnant = ~active[:, None] & (np.abs(lam) <= 1e-12 * np.max(np.abs(lam), initial=0.0))
+    lam = np.where(remnant, 0.0, lam)
     # slip components are along the start-of-increment tangent basis; a node that closed
     # in the increment slipped only after its first contact
     motion = np.einsum("mq,mqd->md", kin.slip, state.tangent)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
@@ -109,11 +114,38 @@ def factorize(K: sp.spmatrix, definite: bool = True):
     if definite:
         return Cholesky(K)
     try:
-        chol = Cholesky(K)
-        chol.solve(np.ones(K.shape[0]))
+        with _quiet_c_output():         # CHOLMOD prints its "not positive definite" itself
+            chol = Cholesky(K)
+            chol.solve(np.ones(K.shape[0]))
         return chol
     except RuntimeError:
         return LU(K)
+
+
+@contextmanager
+def _quiet_c_output():
+    """Silence what compiled code prints (file descriptors 1 and 2, C buffers flushed inside)."""
+    try:
+        fds = [stream.fileno() for stream in (sys.stdout, sys.stderr)]
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved, devnull = [os.dup(fd) for fd in fds], os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in fds:
+            os.dup2(devnull, fd)
+        yield
+    finally:
+        try:
+            ctypes.CDLL(None).fflush(None)       # C's buffered stdout, still to /dev/null
+        except (OSError, AttributeError):
+            pass
+        for fd, old in zip(fds, saved):
+            os.dup2(old, fd)
+            os.close(old)
+        os.close(devnull)
 
 
 def pinned_stiffness(system) -> tuple:
