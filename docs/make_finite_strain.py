@@ -6,7 +6,8 @@ Runs ``cases/oring2d.toml`` (and the same O-ring on a mesh twice as fine),
 ``cases/ironing2d_neo_hookean.toml`` (and with twice the increments), and the
 O-ring with every linear solver backend; with ``--full`` also the ironing case
 on a block mesh twice as fine with a die ten times (not a hundred times)
-stiffer than the block.  Reads ``docs/finite_strain_assembly.json`` (written by
+stiffer than the block, and ``cases/ironing3d.toml`` with neo-Hookean bodies
+pressed by a fifth of the slab's thickness (about 10 minutes).  Reads ``docs/finite_strain_assembly.json`` (written by
 ``docs/make_finite_strain_assembly.py``).  Writes ``docs/finite_strain.json``,
 ``docs/finite_strain_oring.png``, ``docs/finite_strain_ironing.png`` and the
 page ``docs/finite_strain.md``: every number on the page comes from these runs.
@@ -32,6 +33,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 ORING = ROOT / "cases" / "oring2d.toml"
 IRONING = ROOT / "cases" / "ironing2d_neo_hookean.toml"
+IRONING3D = ROOT / "cases" / "ironing3d.toml"
+#: ironing3d with both bodies neo-Hookean and the die pressed by a fifth of the slab's thickness
+IRONING3D_FINITE = ['bodies.0.material.model="neo_hookean"', 'bodies.1.material.model="neo_hookean"',
+                    "bodies.1.dirichlet.0.value=-0.1", "bodies.1.mesh.refine_width=1.2"]
 
 
 def newton_rates(summary: dict) -> dict:
@@ -161,6 +166,21 @@ def ironing(out: Path, full: bool) -> dict:
     return figures
 
 
+def ironing3d(out: Path) -> dict:
+    """The 3D ironing case in finite deformation (``IRONING3D_FINITE``)."""
+    s = run(IRONING3D, out / "ironing3d_neo_hookean", IRONING3D_FINITE, write_vtu_files=False).summary
+    steps = s["steps"]
+    load = np.array([st["load"] for st in steps])
+    fx = np.array([st["reaction"]["slide"][0] for st in steps])
+    fz = np.array([st["reaction"]["press"][2] for st in steps])
+    steady = np.array([st["stick"] == 0 and st["slip"] > 0 for st in steps]) & (load > 1.0)
+    ratio = np.abs(fx / fz)[steady]
+    return {"dofs": s["dofs"], "steps": len(steps), "seconds": s["timings"]["total"],
+            "converged": s["converged"], "steady_min": float(ratio.min()),
+            "steady_max": float(ratio.max()), "steady_mean": float(ratio.mean()),
+            "newton": newton_rates(s)}
+
+
 def backends(out: Path) -> list:
     rows = []
     for name in ("direct", "schur", "amg", "factorization"):
@@ -221,6 +241,17 @@ def page(data: dict) -> str:
                      f"{c['steady_min']:.4f} - {c['steady_max']:.4f} | "
                      f"{f['ratio_from_current_normals']:.4f} | {f['tilt_degrees']:.3f} |")
     case = ir["case"]
+    i3 = data.get("ironing3d")
+    if i3:
+        lines += [
+            "",
+            "In 3D, `cases/ironing3d.toml` with both bodies neo-Hookean and the die pressed by a "
+            "fifth of the slab's thickness (`--full`: " + ", ".join(f"`{o}`" for o in IRONING3D_FINITE)
+            + f"): {i3['dofs']} DOFs, {i3['steps']} load steps, {i3['seconds']:.0f} s, "
+            f"{'converged' if i3['converged'] else 'NOT converged'}, {i3['newton']['cutbacks']} "
+            f"cut-backs, at most {i3['newton']['increment_max']} Newton iterations per increment; "
+            f"in steady sliding |F_x/F_z| = {i3['steady_min']:.4f} - {i3['steady_max']:.4f} "
+            f"(mean {i3['steady_mean']:.4f})."]
     lines += [
         "",
         "In steady sliding every closed node slips. The die ploughs: the block piles up ahead of "
@@ -288,6 +319,8 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     out = Path(args.out)
     data = {"oring": oring(out), "ironing": ironing(out, args.full), "backends": backends(out)}
+    if args.full:
+        data["ironing3d"] = ironing3d(out)
     assembly = DOCS / "finite_strain_assembly.json"
     if assembly.is_file():
         data["assembly"] = json.loads(assembly.read_text())
