@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--plot", action="store_true", help="render the figures of the result (PNG)")
     run.add_argument("--restart", metavar="OUT_DIR", default=None,
                      help="continue the run in OUT_DIR from its last written step")
+    run.add_argument("--compare-linear", action="store_true",
+                     help="also time one plain linear solve of the same system (solver.compare_linear)")
     check = sub.add_parser("check", help="check a case file and its model without solving")
     check.add_argument("case", help="case file (TOML)")
     check.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
@@ -331,7 +333,8 @@ def _main(args) -> int:
             return _check(args)
         from .run.static import run
 
-        result = run(args.case, out, args.overrides, restart=args.restart is not None)
+        overrides = args.overrides + (["solver.compare_linear=true"] if args.compare_linear else [])
+        result = run(args.case, out, overrides, restart=args.restart is not None)
     except (CaseError, RestartError, OutputError) as err:
         return _input_error(args, err)
     except OSError as err:                 # a file the run writes or reads: name it

@@ -40,8 +40,11 @@ def test_case_runs_and_writes_outputs(name, results):
     # the independent residual check of the final state (equilibrium, Signorini, friction)
     assert s["check"]["passed"] and all(s["check"][k] <= 1e-6 for k in
                                         ("equilibrium", "gap", "pressure", "complementarity", "friction"))
-    for key in ("total", "linear_solve", "contact", "linear_reference"):
+    for key in ("total", "linear_solve", "contact"):
         assert s["timings"][key] > 0
+    # the linear reference solve is a benchmark instrument, run only when asked for
+    assert s["timings"]["linear_reference"] is None
+    assert s["timings"]["contact_solve_per_step_over_linear_reference"] is None
     for step in s["steps"]:
         for key in ("load", "newton_iterations", "converged", "residual", "open", "stick", "slip"):
             assert key in step

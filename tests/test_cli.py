@@ -161,3 +161,20 @@ def test_progress_lines_and_final_table(tmp_path):
     quiet = fecontact("--out", str(tmp_path / "b"), "--quiet")
     assert quiet.returncode == 0
     assert quiet.stderr == "" and len(quiet.stdout.splitlines()) == 1
+
+
+def test_the_linear_reference_solve_runs_only_when_asked_and_counts_in_the_total(tmp_path):
+    """A run does not repeat a linear solve to report a ratio; ``--compare-linear`` (the case key
+    ``solver.compare_linear``) does, and its time is inside ``timings.total``."""
+    coarse = ["--set", "bodies.0.mesh.h_contact=0.01", "--set", "steps.count=1", "--quiet"]
+    plain = _run("run", CASES / "hertz2d.toml", "--out", tmp_path / "plain", *coarse)
+    asked = _run("run", CASES / "hertz2d.toml", "--out", tmp_path / "asked", *coarse,
+                 "--compare-linear")
+    assert plain.returncode == 0 and asked.returncode == 0, plain.stderr + asked.stderr
+    t0 = json.loads((tmp_path / "plain" / "summary.json").read_text())["timings"]
+    t1 = json.loads((tmp_path / "asked" / "summary.json").read_text())["timings"]
+    assert t0["linear_reference"] is None and "linear solve" not in plain.stdout
+    assert t1["linear_reference"] > 0 and "linear solve" in asked.stdout
+    assert t1["total"] >= t1["contact_solve"] + t1["linear_reference"]
+    assert t1["contact_solve_per_step_over_linear_reference"] == pytest.approx(
+        t1["contact_solve"] / t1["linear_reference"])

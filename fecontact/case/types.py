@@ -303,6 +303,7 @@ class SolverTable(Table):
     max_cutbacks: Annotated[Annotated[int, Meta(ge=0, le=60)], Meta(description="halvings in a row (default 6)")] | Unset = UNSET
     max_backtracks: Annotated[Annotated[int, Meta(ge=0, le=60)], Meta(description="line-search halvings (default 6)")] | Unset = UNSET
     max_closing: Annotated[Count, Meta(description="nodes that may close in one increment (default: any)")] | Unset = UNSET
+    compare_linear: Annotated[bool, Meta(description="also time one plain linear solve of the same system and report the ratio (default false; fecontact bench sets it)")] | Unset = UNSET
 
 
 class OutputTable(Table):

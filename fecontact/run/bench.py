@@ -50,7 +50,7 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
     from .static import run
 
     overrides = [f"{k}={v * scale:.10g}" for k, v in zip(keys, sizes)]
-    overrides += ["steps.count=1", f"solver.backend={backend}"]
+    overrides += ["steps.count=1", f"solver.backend={backend}", "solver.compare_linear=true"]
     with tempfile.TemporaryDirectory(prefix="fecontact-bench-") as out:
         tic = time.perf_counter()
         result = run(case_path, out, overrides, write_vtu_files=False)

@@ -284,15 +284,18 @@ class StaticRun(RunAnalysis):
             ``timings``, ``reaction``, ``pairs`` and ``max_newton_iterations_per_increment``.
         """
         model, problem, backend, t_setup = self.model, self.problem, self.backend, self.setup_seconds
-        # the reference solve factorises the stiffness again: not when asked to stop
-        linear_ref = linear_reference_seconds(model, state.t, backend) if not interrupted else None
+        # a benchmark instrument, asked for by solver.compare_linear (fecontact bench, --compare-linear);
+        # it factorises the stiffness again: not when asked to stop.  Its time is part of the total.
+        compare = bool(model.case.get("solver", {}).get("compare_linear", False))
+        linear_ref = (linear_reference_seconds(model, state.t, backend)
+                      if compare and not interrupted else None)
         contact_solve = t_setup + self.timings["linear_solve"] + self.timings["contact"]
         n_steps = max(len(self.records), 1)
         # every step entry ends with the reactions of its state, the last one with those of ``state``
         reaction = (steps[-1]["reaction"] if steps else problem.system.reactions(
             problem.full_residual(state.u, state.multiplier, state.t, state)))
         timings = {
-            "total": elapsed,
+            "total": elapsed + (linear_ref or 0.0),
             "linear_solve": t_setup + self.timings["linear_solve"],
             "contact": self.timings["contact"],
             "setup_factorization": t_setup,
