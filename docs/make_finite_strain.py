@@ -140,11 +140,12 @@ def ironing(out: Path, full: bool) -> dict:
         turned = np.array([-N[1], N[0]]) * np.sign(-N[1])
         mu = result.model.case["contact"][0]["friction"]["mu"]
         predicted = abs((N + mu * turned)[0] / (N + mu * turned)[1])
+        curves = _ironing_curves(s)
         figures[name] = {"dofs": s["dofs"], "steps": len(s["steps"]), "seconds": s["timings"]["total"],
                          "converged": s["converged"], "tilt_degrees": float(np.degrees(np.arctan2(N[0], -N[1]))),
                          "ratio_from_current_normals": float(predicted),
-                         "ratio_final": float(_ironing_curves(s)["ratio"][-1]),
-                         "curves": _ironing_curves(s), "newton": newton_rates(s)}
+                         "ratio_final": float(curves["ratio"][-1]),
+                         "curves": curves, "newton": newton_rates(s)}
     c = figures["case"]["curves"]
     fig, (a, b, d) = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
     a.plot(c["load"], c["fx"], label="F_x (slide)")

@@ -190,20 +190,6 @@ def test_small_loads_reproduce_linear_elasticity():
         np.testing.assert_allclose(other, reactions[0], rtol=1e-3, atol=1e-3 * abs(reactions[0][1]))
 
 
-def test_backends_that_set_up_a_stiffness_once_also_serve_finite_strain(tmp_path):
-    """No longer refused: the schur backend runs the case (every backend: test_finite_strain_backends)."""
-    import json
-
-    from fecontact.cli import main
-
-    case = tmp_path / "block.toml"
-    case.write_text(CASE)
-    code = main(["run", str(case), "--out", str(tmp_path / "o"), "--quiet",
-                 "--set", "solver.backend=schur"])
-    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert code == 0 and summary["converged"] and summary["backend"] == "schur"
-
-
 CASE = """
 name = "nh_block"
 [[bodies]]

@@ -21,6 +21,7 @@ import fecontact as fc
 import fecontact.model.model as model_module
 from fecontact.solve.backends import make_backend
 from fecontact.solve.krylov import LaggedSetup
+from test_finite_strain import CASE       # a neo-Hookean block pressed 30 % on a rigid line
 
 TOLERANCE = 1e-9                            # Newton's default relative tolerance
 #: displacement and pressure agree with direct's to this, relative to their maxima
@@ -189,28 +190,6 @@ def test_lagged_set_up_is_rebuilt_when_it_slows_down():
     assert LaggedSetup(0.0).stale                     # 0: rebuild at every iteration
 
 
-CASE = """
-name = "nh_block"
-[[bodies]]
-name = "block"
-element = "Q1"
-mesh = { generator = "rectangle", x0 = 0.0, x1 = 1.0, y0 = 0.0, y1 = 1.0, nx = 4, ny = 4, element = "quad" }
-material = { model = "neo_hookean", E = 100.0, nu = 0.3 }
-[[bodies.dirichlet]]
-boundary = "top"
-component = "y"
-value = -0.3
-[[bodies.dirichlet]]
-boundary = "left"
-component = "x"
-[[contact]]
-slave = { body = "block", boundary = "bottom" }
-master = { obstacle = "line", point = [0.0, 0.0], normal = [0.0, 1.0] }
-[steps]
-count = 5
-"""
-
-
 @pytest.mark.parametrize("backend", ITERATIVE)
 def test_case_files_in_finite_strain_run_with_every_backend(backend, tmp_path):
     import json
@@ -223,7 +202,7 @@ def test_case_files_in_finite_strain_run_with_every_backend(backend, tmp_path):
     for name in ("direct", backend):
         out = tmp_path / name
         assert main(["run", str(case), "--out", str(out), "--quiet",
-                     "--set", f"solver.backend={name}"]) == 0
+                     "--set", f"solver.backend={name}", "--set", "steps.count=5"]) == 0
         runs[name] = json.loads((out / "summary.json").read_text())
     summary = runs[backend]
     assert summary["converged"] and summary["backend"] == backend

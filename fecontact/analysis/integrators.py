@@ -263,7 +263,7 @@ class TimeStep:
         if not sysm.finite_strain:
             return self.matrix
         af = self.integrator.alpha_f
-        return (self.matrix + (1.0 - af) * (sysm.tangent_K_hat(u) - sysm.K_hat)).tocsc()
+        return (self.matrix + (1.0 - af) * sysm.tangent_change(u)).tocsc()
 
     def residual(self, u: np.ndarray, t: float) -> tuple:
         """Reduced bulk residual of the step and its force scale, for the end-of-step displacement ``u``.

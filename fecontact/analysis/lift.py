@@ -27,6 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..solve.backends import KRYLOV_BACKENDS
+from ..solve.factor import factorize, pinned_stiffness
+
 __all__ = ["PrescribedLift"]
 
 
@@ -49,11 +52,9 @@ class PrescribedLift:
         self._factor = None
 
     def _solve(self, rhs: np.ndarray) -> np.ndarray:
-        from ..solve.backends import KRYLOV_BACKENDS
         if getattr(self.backend, "name", "") in KRYLOV_BACKENDS:
             return self.backend.reference_solve(rhs)
         if self._factor is None:
-            from ..solve.factor import factorize, pinned_stiffness
             self._factor = factorize(pinned_stiffness(self.system)[0])
         return self._factor.solve(rhs)
 
@@ -82,8 +83,9 @@ class PrescribedLift:
         predicted = now
         if t_previous is not None and t > t_previous:
             predicted = now + (t_new - t) / (t - t_previous) * (now - sysm.prescribed(t_previous))
-        jump = sysm.prescribed(t_new) - predicted
-        scale = np.max(np.abs(sysm.prescribed(t_new)), initial=0.0)
+        target = sysm.prescribed(t_new)
+        jump = target - predicted
+        scale = np.max(np.abs(target), initial=0.0)
         if not np.any(np.abs(jump) > 1e-12 * max(scale, 1e-300)):
             return unknowns
         lifted = unknowns.copy()

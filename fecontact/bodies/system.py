@@ -307,6 +307,13 @@ class BulkSystem:
         """
         if not self.finite_strain:
             return self.K_hat
+        return (self.K_hat + self.tangent_change(u)).tocsc()
+
+    def tangent_change(self, u: np.ndarray) -> sp.csr_matrix:
+        """``T^T (K(u) - K) T``: what the finite-strain bodies' tangents at ``u`` add to ``K_hat``.
+
+        Shape (n_reduced, n_reduced); zero when no body is in finite strain.
+        """
         w = self._without_translations(u)
         change = sp.csr_matrix((self.n_dofs, self.n_dofs))
         for b, body in self.hyperelastic.items():
@@ -315,7 +322,7 @@ class BulkSystem:
             change = change + sp.csr_matrix((block.data, (block.row + dofs.start,
                                                           block.col + dofs.start)),
                                             shape=change.shape)
-        return (self.K_hat + self.T.T @ change @ self.T).tocsc()
+        return (self.T.T @ change @ self.T).tocsr()
 
     def _without_translations(self, u: np.ndarray) -> np.ndarray:
         """``u`` minus each body's mean nodal translation (``K`` annihilates the difference)."""
