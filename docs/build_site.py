@@ -57,6 +57,8 @@ PAGES = [
     ("Finite deformation", "finite_strain.md"),
     ("Search scaling", "search_scaling.md"),
     ("Performance at scale", "scaling.md"),
+    ("Choosing the linear solver", "backend_choice.md"),
+    ("Comparison with GetFEM", "comparison.md"),
     ("Architecture", "architecture.md"),
     ("Design decisions", "decisions.md"),
 ]

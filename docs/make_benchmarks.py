@@ -50,11 +50,11 @@ iterations per step dominate; the measured ratio is in the table above (it
 varies by about 30 % from run to run on this 2-core machine).  Running the
 Newton iterations entirely on the condensed contact unknowns (the bulk is
 linear, so its displacement is needed only once per step) is planned with the
-performance work at scale; the `amg` backend (see [Performance at
-scale](scaling.md)) takes 2D problems from 40,000 unknowns.
+performance work at scale; `auto` picks the backend by modelled cost (see
+[Choosing the linear solver](backend_choice.md) and [Performance at
+scale](scaling.md)).
 
-`hertz3d` (51k DOFs) runs on the `amg` backend under `auto` (from 40,000
-unknowns): projected GMRES with one multigrid hierarchy of the bulk stiffness,
+`hertz3d` (51k DOFs) runs on the `amg` backend under `auto`: projected GMRES with one multigrid hierarchy of the bulk stiffness,
 set up once.  Its `linear reference` is then the multigrid set-up plus the
 same GMRES without contact.  Measurements of both Hertz cases from 7k to 1.2M
 DOFs, one increment each, are on [Performance at scale](scaling.md).

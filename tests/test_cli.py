@@ -68,6 +68,9 @@ def test_override_reaches_model_and_reference(tmp_path):
     s1 = json.loads((out1 / "summary.json").read_text())
     s2 = json.loads((out2 / "summary.json").read_text())
     assert s2["backend"] == "direct" and s1["backend"] == "schur"
+    # auto says why (the modelled costs it compared); a named backend has no reason to give
+    assert s1["backend_choice"].startswith("schur: modelled") and "amg" in s1["backend_choice"]
+    assert "backend_choice" not in s2
     # doubling E doubles the load at the same imposed displacement (linear elasticity,
     # small contact-area change aside) and the Hertz reference follows the new modulus
     P1, P2 = s1["metrics"]["load"]["value"], s2["metrics"]["load"]["value"]

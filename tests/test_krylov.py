@@ -179,21 +179,68 @@ def test_krylov_runs_give_the_schur_solution(tmp_path, backend):
     assert np.abs(u - u_ref).max() < 1e-7 * np.abs(u_ref).max()
 
 
-def test_auto_picks_amg_for_large_problems_with_supported_bodies(monkeypatch):
-    import fecontact.solve.backends as linsolve
+def _grid_graph(k, dim):
+    """The 5-point (2D) or 7-point (3D) graph of a k^dim grid and its node coordinates."""
+    path = sp.diags([np.ones(k - 1), np.ones(k), np.ones(k - 1)], [-1, 0, 1])
+    eye = sp.identity(k)
+    if dim == 2:
+        A = sp.kron(path, eye) + sp.kron(eye, path)
+    else:
+        A = sp.kron(sp.kron(path, eye), eye) + sp.kron(sp.kron(eye, path), eye) \
+            + sp.kron(sp.kron(eye, eye), path)
+    axes = np.meshgrid(*[np.arange(k, dtype=float)] * dim, indexing="ij")
+    return A.tocsr(), np.column_stack([x.ravel() for x in axes])
 
-    model = _model("hertz3d")
-    problem = model.problem
-    assert make_backend("auto", problem).name == "schur"
-    monkeypatch.setattr(linsolve, "AMG_THRESHOLD", problem.system.n_reduced)
-    assert make_backend("auto", problem).name == "amg"
-    two_d = _model("hertz2d_friction").problem
-    monkeypatch.setattr(linsolve, "AMG_THRESHOLD", 1)
-    assert make_backend("auto", two_d).name == "amg"
-    # a body held only by contact: the factorised stiffness with pinned modes
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_the_top_separator_of_a_grid_is_one_grid_plane(dim):
+    """Cut at the median across its longest extent, a k^dim grid (stretched along one axis so that
+    axis is the longest) separates by one plane of k^(dim-1) nodes; two disjoint grids give one
+    separator each, and a piece too small to cut counts with its size."""
+    from fecontact.solve.choice import SMALL_PIECE, separator_sizes
+
+    k = 9
+    A, x = _grid_graph(k, dim)
+    x[:, 0] *= 1.5
+    assert separator_sizes(A, x).tolist() == [k ** (dim - 1)]
+    small = sp.identity(SMALL_PIECE - 1) + sp.eye(SMALL_PIECE - 1, k=1) + sp.eye(SMALL_PIECE - 1, k=-1)
+    B = sp.block_diag([A, A, small]).tocsr()
+    xs = np.vstack([x, x + 100.0, np.zeros((SMALL_PIECE - 1, dim))])
+    assert separator_sizes(B, xs).tolist() == [k ** (dim - 1), k ** (dim - 1), SMALL_PIECE - 1]
+
+
+def test_auto_picks_by_modelled_cost_and_says_why():
+    """The cost model's choices where the answer is not in doubt: a 1.2M-unknown 3D body with 137k contact
+    unknowns cannot hold the dense compliance nor, in a third of 24 GB, a factor of its 10^4 separator,
+    so multigrid; a small 2D body over 300 increments keeps one factorisation (``schur``); a body held
+    only by contact cannot use the Krylov backends.  The reason names the pick and the figures, and
+    ``direct`` is always the last resort."""
+    from fecontact.solve.choice import ProblemSize, choose, estimate_costs
+
+    big = ProblemSize(n=1_244_310, nnz=48_000_000, separators=np.array([10_300]),
+                      contact_dofs=137_000, increments=1, supported=True)
+    order, reason = choose(big, memory=24e9)
+    assert order[0] == "amg" and order[-1] == "direct"
+    assert reason.startswith("amg: modelled") and "1,244,310 unknowns" in reason
+    assert not estimate_costs(big, memory=24e9)["schur"].fits
+    small = ProblemSize(n=7_000, nnz=90_000, separators=np.array([60]), contact_dofs=350,
+                        increments=300, supported=True)
+    assert choose(small, memory=24e9)[0][0] == "schur"
+    floating = ProblemSize(n=7_000, nnz=90_000, separators=np.array([60]), contact_dofs=350,
+                           increments=1, supported=False)
+    assert set(choose(floating)[0]) == {"schur", "direct"}
+
+
+def test_auto_on_real_problems_names_its_reason_and_falls_back():
+    """``make_backend("auto", ...)`` keeps the reason on the backend (``choice``); with a body held only
+    by contact it uses ``schur`` (pinned rigid modes); a Krylov backend asked for by name is refused."""
     floating = build_model(load_case(CASES / "patch2d.toml")).problem
     assert floating.system.floating_bodies()
-    assert make_backend("auto", floating).name == "schur"
+    backend = make_backend("auto", floating)
+    assert backend.name == "schur" and backend.choice.startswith("schur: modelled")
+    assert make_backend("schur", floating).choice is None
+    with pytest.raises(RuntimeError, match="held only by contact"):
+        make_backend("amg", floating)
 
 
 def _iterate(name):
@@ -247,18 +294,6 @@ def test_an_unknown_backend_is_a_one_line_error_naming_the_choices():
         make_backend("magic", None)
     assert str(err.value) == ("unknown linear solver backend 'magic'; "
                               "choose one of auto, direct, schur, amg, factorization")
-
-
-def test_auto_falls_back_from_amg_but_a_named_backend_does_not(monkeypatch):
-    """A body held only by contact: ``auto`` above the threshold gives up ``amg`` for ``schur``;
-    ``amg`` asked for by name is refused."""
-    import fecontact.solve.backends as linsolve
-
-    floating = build_model(load_case(CASES / "patch2d.toml")).problem
-    monkeypatch.setattr(linsolve, "AMG_THRESHOLD", 1)
-    assert make_backend("auto", floating).name == "schur"
-    with pytest.raises(RuntimeError, match="held only by contact"):
-        make_backend("amg", floating)
 
 
 def test_a_linear_solve_that_fails_is_named_in_newtons_reason():

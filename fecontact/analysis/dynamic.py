@@ -125,7 +125,7 @@ class DynamicAnalysis:
         if key not in self._backends:
             matrix = self.dynamics.effective_matrix(self.options.integrator, dt)
             self._backends[key] = (make_backend(self.backend_name, self.problem, matrix,
-                                                 self.newton.tolerance), matrix)
+                                                 self.newton.tolerance, self.n_steps), matrix)
         return self._backends[key]
 
     def _prescribed_rate(self, t: float) -> np.ndarray:

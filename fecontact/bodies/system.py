@@ -480,8 +480,11 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     T = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n_red))
     if S is not None:
         T = (S @ T).tocsr()
-    K_all = K + sum((s.matrix(s.stiffness, n) for s in springs), sp.csr_matrix((n, n)))
+    # without springs, K itself: ``K + 0`` would be a copy of K (the product drops zeros either way)
+    K_all = K + sum((s.matrix(s.stiffness, n) for s in springs), sp.csr_matrix((n, n))) \
+        if springs else K
     K_hat = (T.T @ K_all @ T).tocsc()
+    del K_all
     coupling_columns = free.size + np.arange(len(couplings))
     M = None
     if with_mass:

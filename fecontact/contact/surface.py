@@ -38,6 +38,7 @@ three-node segment are positive (1/6, 1/6, 2/3 of its length).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,7 +138,7 @@ def _vertex_multipliers(body: ElasticBody, quad: np.ndarray, nodes: np.ndarray):
     pieces = [quad[list(piece)] for piece in _PIECES[3]]
     measure = np.array([_piece_measure(body.node_coords, p) for p in pieces])      # (4, n_facets)
     local = np.searchsorted(nodes, quad)                                            # (6, n_facets)
-    n, n_f = nodes.size, quad.shape[1]
+    n = nodes.size
     W_facet = measure.sum(axis=0)[:, None, None] * VERTEX_WEIGHTS                   # (n_f, 3, 6)
     rows = np.broadcast_to(local[:3].T[:, :, None], W_facet.shape)
     cols = np.broadcast_to(local.T[:, None, :], W_facet.shape)
@@ -178,6 +179,27 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
         verts = _quadratic_nodes(body, facets, verts)
         verts = np.hstack([verts[list(piece)] for piece in _PIECES[2]])
     scalar = element_types(body.element, body.dim)[1]()
-    fb = skfem.FacetBasis(body.mesh, scalar, facets=facets)
-    area_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)
+    with transient_mapping(body.mesh):
+        fb = skfem.FacetBasis(body.mesh, scalar, facets=facets)
+        area_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)
+        del fb
     return ContactSurface(body_index, boundary, nodes, verts, area_all[nodes])
+
+
+@contextmanager
+def transient_mapping(mesh: skfem.Mesh):
+    """Let a scikit-fem basis made inside the block not keep its reference mapping on ``mesh``.
+
+    A basis on ``mesh`` (a :class:`skfem.FacetBasis` on a few boundary
+    facets too) maps every element and every facet of the mesh, and
+    scikit-fem caches that mapping on the mesh: on a tetrahedral mesh
+    about 0.5 kB per DOF, held for the rest of the run.  A mapping made
+    inside the block is dropped from the mesh at its end (one that was
+    there before is kept): a later basis makes it again, the same.
+    """
+    had = hasattr(mesh, "_cached_mapping")
+    try:
+        yield mesh
+    finally:
+        if not had and hasattr(mesh, "_cached_mapping"):
+            del mesh._cached_mapping

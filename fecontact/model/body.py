@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import skfem
 
-from ..bodies.body import ElasticBody
+from ..bodies.body import ElasticBody, element_types
 from ..bodies.elasticity import Material, constant_load, pressure_load
 from ..bodies.system import Amplitude, Coupling, Dirichlet, Spring
-from ..contact.surface import ContactSurface, contact_surface
+from ..contact.surface import ContactSurface, contact_surface, transient_mapping
 from .meshes import as_linear_mesh, element_name, facets_where
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
@@ -347,9 +347,16 @@ class Body:
         return vec
 
     def _facet_basis(self, where) -> tuple:
+        """The boundary's label and a vector :class:`skfem.FacetBasis` on its facets.
+
+        Made from the body's element, not from :attr:`ElasticBody.basis`
+        (the same element), so that a P1 body does not build its volume
+        basis for a surface load.
+        """
         label = self.boundary(where)
         facets = self.part.facets(label)
-        return label, skfem.FacetBasis(self.part.mesh, self.part.basis.elem, facets=facets)
+        elem = skfem.ElementVector(element_types(self.part.element, self.dim)[1]())
+        return label, skfem.FacetBasis(self.part.mesh, elem, facets=facets)
 
     def traction(self, where, value, *, amplitude=None) -> "Body":
         """A uniform traction vector (force per area) on a boundary.
@@ -366,8 +373,11 @@ class Body:
         Body
         """
         vec = self._components(value, "a traction")
-        label, fb = self._facet_basis(where)
-        self.loads.append(BodyLoad(f"{self.name}-{label}", constant_load(fb, vec), amplitude))
+        with transient_mapping(self.part.mesh):
+            label, fb = self._facet_basis(where)
+            vector = constant_load(fb, vec)
+            del fb
+        self.loads.append(BodyLoad(f"{self.name}-{label}", vector, amplitude))
         return self
 
     def pressure(self, where, value: float, *, amplitude=None) -> "Body":
@@ -385,8 +395,11 @@ class Body:
         Body
         """
         (p,) = self._components([value], "a pressure", 1)
-        label, fb = self._facet_basis(where)
-        self.loads.append(BodyLoad(f"{self.name}-{label}-pressure", pressure_load(fb, p), amplitude))
+        with transient_mapping(self.part.mesh):
+            label, fb = self._facet_basis(where)
+            vector = pressure_load(fb, p)
+            del fb
+        self.loads.append(BodyLoad(f"{self.name}-{label}-pressure", vector, amplitude))
         return self
 
     def body_force(self, value, *, amplitude=None) -> "Body":

@@ -240,7 +240,7 @@ class Model:
         stepping = _options(stepping, SteppingOptions, "stepping")
         levels = load_levels(steps, levels, t_end)
         problem = self._assembled(False).problem
-        solver = make_backend(backend, problem, tolerance=newton.tolerance)
+        solver = make_backend(backend, problem, tolerance=newton.tolerance, increments=len(levels))
         states: list = []
         on_step = keep_steps(None if out is None else Path(out), problem, states)
         records, state, timings = run_steps(problem, solver, levels, newton, stepping,

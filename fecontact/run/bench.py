@@ -31,7 +31,7 @@ from ..io.atomic import replacing, save_figure, write_text
 #: case file, the two mesh-size keys with their values at scale 1, and default scales
 SERIES = {
     "hertz2d": dict(case="hertz2d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
-                    sizes=(0.001, 0.08), scales=(4.0, 2.0, 1.0, 0.5, 0.25, 0.125)),
+                    sizes=(0.001, 0.08), scales=(4.0, 2.0, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125)),
     "hertz3d": dict(case="hertz3d.toml", keys=("bodies.0.mesh.h_contact", "bodies.0.mesh.h_far"),
                     sizes=(0.01, 0.15), scales=(2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.225)),
 }

@@ -132,7 +132,8 @@ class StaticRun(RunAnalysis):
         self.model = model
         self.problem = problem = model.problem
         tic = time.perf_counter()
-        self.backend = make_backend(model.backend, problem, tolerance=model.newton.tolerance)
+        self.backend = make_backend(model.backend, problem, tolerance=model.newton.tolerance,
+                                    increments=len(model.levels))
         self.setup_seconds = time.perf_counter() - tic
         self.total = len(model.levels)
         self.start = problem.initial_state()
@@ -147,9 +148,10 @@ class StaticRun(RunAnalysis):
         Returns
         -------
         dict
-            ``{"backend": name}``.
+            ``{"backend": name, "backend_choice": auto's reason or None}``.
         """
-        return {"backend": self.backend.name}
+        return {"backend": self.backend.name,
+                "backend_choice": getattr(self.backend, "choice", None)}
 
     def resume(self, cp: checkpoint.Checkpoint, old: dict) -> list:
         """Continue after ``cp.index`` levels with the increment size and predictor saved.

@@ -7,7 +7,7 @@ whose keys keep the order earlier versions wrote:
 
 static
     ``case``, ``case_file``, ``analysis``, ``dim``, ``dofs``,
-    ``reduced_dofs``, ``contact_nodes``, ``backend``, ``overrides``,
+    ``reduced_dofs``, ``contact_nodes``, ``backend``, ``backend_choice``, ``overrides``,
     ``converged``, ``steps``, ``restarts``, ``reason``, ``timings``,
     ``reaction``, ``coupling_displacement``, ``pairs``,
     ``max_newton_iterations_per_increment``, ``check``, ``metrics``
@@ -91,6 +91,8 @@ class RunSummary:
         The ``--set`` overrides.
     backend : str or None
         Linear-solver backend (static runs).
+    backend_choice : str or None
+        Why ``auto`` picked it: the modelled costs (static runs with ``auto``).
     dynamics : DynamicSettings or None
         Time-integration settings (dynamic runs).
     converged : bool
@@ -136,6 +138,7 @@ class RunSummary:
     contact_nodes: int
     overrides: list
     backend: str | None = None
+    backend_choice: str | None = None
     dynamics: DynamicSettings | None = None
     converged: bool = False
     steps: list = field(default_factory=list)
@@ -200,6 +203,8 @@ class RunSummary:
         out = {key: getattr(self, key) for key in HEAD}
         if self.backend is not None:
             out["backend"] = self.backend
+        if self.backend_choice is not None:
+            out["backend_choice"] = self.backend_choice
         out["overrides"] = self.overrides
         if self.dynamics is not None:
             out.update(self.dynamics.as_dict())

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from .choice import choose, problem_size
 from .factor import factorized_reference_solve
 from .projected import KrylovBackend
 from .schur import SchurBackend
@@ -214,10 +215,6 @@ KRYLOV_BACKENDS = tuple(name for name, factory in BACKENDS.items() if factory.kr
 CHOICES = ("auto", *BACKENDS)
 
 
-#: reduced unknowns from which ``auto`` uses ``amg`` (see docs/scaling.md)
-AMG_THRESHOLD = 40_000
-
-
 def unknown_backend_message(name: str) -> str:
     """The one-line complaint about a backend name that is not registered (nor ``auto``).
 
@@ -233,14 +230,16 @@ def unknown_backend_message(name: str) -> str:
     return f"unknown linear solver backend {name!r}; choose one of {', '.join(CHOICES)}"
 
 
-def candidates(name: str, problem) -> tuple:
-    """The registered backends ``make_backend(name, problem)`` tries, in order.
+def candidates(name: str, problem, matrix=None, increments: int = 1) -> tuple:
+    """The registered backends ``make_backend(name, problem)`` tries, in order, and why.
 
-    A named backend is tried alone.  ``auto`` tries ``amg`` for problems of
-    at least :data:`AMG_THRESHOLD` reduced unknowns, then ``schur``, then
-    ``direct`` (each when the previous cannot serve the problem).
+    A named backend is tried alone.  ``auto`` tries every backend the cost
+    model of :mod:`fecontact.solve.choice` lets fit in memory, cheapest
+    first, with ``direct`` at the latest last (each when the previous
+    cannot serve the problem); the Krylov backends only when every body is
+    supported (or ``matrix``, a time step's effective matrix, is given).
 
-    Bodies in finite strain follow the same rule: every backend keeps its
+    Bodies in finite strain follow the same model: every backend keeps its
     set-up across iterations and rebuilds it only when GMRES on the current
     tangent slows down (see the module).  Measured with the sphere and the
     disc neo-Hookean (one BLAS thread, wall time of the run): ``hertz3d``
@@ -253,29 +252,34 @@ def candidates(name: str, problem) -> tuple:
     name : str
         ``"auto"`` or a key of :data:`BACKENDS`.
     problem : fecontact.solve.problem.ContactProblem
+    matrix : sparse matrix, optional
+        The constant bulk block when it is not ``K_hat``.
+    increments : int
+        Load increments or time steps the backend will serve (``auto``).
 
     Returns
     -------
-    tuple of str
+    (tuple of str, str)
+        The names, and ``auto``'s reason (empty for a named backend).
     """
     if name != "auto":
-        return (name,)
-    if problem.system.n_reduced >= AMG_THRESHOLD:
-        return ("amg", "schur", "direct")
-    return ("schur", "direct")
+        return (name,), ""
+    return choose(problem_size(problem, increments, matrix))
 
 
-def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9) -> LinearBackend:
+def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9,
+                 increments: int = 1) -> LinearBackend:
     """The linear solver backend called ``name`` for ``problem``.
 
-    ``"auto"`` picks ``amg`` for problems of at least
-    :data:`AMG_THRESHOLD` reduced unknowns whose bodies are all supported,
-    and ``schur`` otherwise (smaller problems, where one factorisation and
-    the cached compliance of the contact DOFs serve many load steps cheaply,
-    and bodies held only by contact are handled through pinned rigid-body
-    modes), falling back to ``direct`` if the regularised bulk stiffness
-    still cannot be factorised (:func:`candidates`).  A backend asked for by
-    name is built or fails: no fall-back.
+    ``"auto"`` picks the backend of least modelled cost
+    (:mod:`fecontact.solve.choice`: factorisation from the matrix graph's
+    separators, compliance columns from the contact unknowns, multigrid and
+    GMRES from the stored entries, all times the Newton iterations expected
+    for ``increments``), logs why at INFO level and keeps the reason in the
+    backend's ``choice`` attribute; it falls back to the next one when a
+    backend cannot serve the problem, and to ``direct`` last
+    (:func:`candidates`).  A backend asked for by name is built or fails:
+    no fall-back.
 
     Parameters
     ----------
@@ -288,6 +292,8 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9) -> Li
     tolerance : float
         Newton's relative tolerance (the Krylov backends solve to a tenth
         of it at the end).
+    increments : int
+        Load increments or time steps the backend will serve (used by ``auto``).
 
     Returns
     -------
@@ -303,10 +309,19 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9) -> Li
     """
     if name not in CHOICES:
         raise ValueError(unknown_backend_message(name))
-    *fallible, last = candidates(name, problem)
+    names, reason = candidates(name, problem, matrix, increments)
+    if reason:
+        logger.info("auto backend: %s", reason)
+    *fallible, last = names
     for candidate in fallible:
         try:
-            return BACKENDS[candidate](problem, matrix, tolerance)
+            return _chosen(BACKENDS[candidate](problem, matrix, tolerance), reason)
         except RuntimeError as err:
             logger.info("not using the %s backend: %s", candidate, err)
-    return BACKENDS[last](problem, matrix, tolerance)
+    return _chosen(BACKENDS[last](problem, matrix, tolerance), reason)
+
+
+def _chosen(backend: LinearBackend, reason: str) -> LinearBackend:
+    """``backend`` with ``auto``'s reason as its ``choice`` attribute (``None`` when named)."""
+    backend.choice = reason or None
+    return backend

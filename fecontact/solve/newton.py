@@ -148,8 +148,14 @@ class RoundingBound:
     @classmethod
     def of(cls, matrix) -> "RoundingBound":
         """The bound for the bulk matrix ``matrix`` (scipy.sparse, square)."""
-        absolute = abs(matrix).tocsr()
-        k = int(np.max(np.diff(absolute.indptr), initial=1))
+        compressed = matrix if sp.isspmatrix_csr(matrix) or sp.isspmatrix_csc(matrix) \
+            else sp.csr_matrix(matrix)
+        # |entries| on the matrix's own index arrays (shared, not copied); max entries per row
+        absolute = type(compressed)((np.abs(compressed.data), compressed.indices, compressed.indptr),
+                                    shape=compressed.shape)
+        per_row = np.bincount(compressed.indices, minlength=compressed.shape[0]) \
+            if sp.isspmatrix_csc(compressed) else np.diff(compressed.indptr)
+        k = int(np.max(per_row, initial=1))
         eps = np.finfo(float).eps
         return cls(matrix=matrix, absolute=absolute, gamma=k * eps / (1.0 - k * eps))
 

@@ -86,10 +86,14 @@ class KrylovBackend:
                  tolerance: float = 1e-9, eta_max: float = 0.1, refresh: float = REFRESH):
         self.problem = problem
         self.name = preconditioner
-        self.matrix = (problem.system.K_hat if matrix is None else matrix).tocsr()
+        bulk = problem.system.K_hat if matrix is None else matrix
+        # K @ x is the same to the last bit from CSR and CSC (each row summed in column order):
+        # no CSR copy of K_hat is kept here (the multigrid makes its own)
+        self.matrix = bulk if bulk.format in ("csr", "csc") else bulk.tocsr()
         if matrix is None and problem.system.free_modes().shape[1]:
             raise RuntimeError("a body is held only by contact (its stiffness matrix is singular)")
         self.precondition = make_linear_solver(preconditioner, self.matrix, problem.system)
+        self._setup_of_matrix = True            # until a tangent replaces it (finite strain)
         self.varies = bool(getattr(problem.system, "finite_strain", ()))
         self.lagged = LaggedSetup(refresh)
         self._status = None
@@ -172,6 +176,7 @@ class KrylovBackend:
     def _rebuild(self, K) -> None:
         """The preconditioner of the current tangent ``K`` (finite strain), replacing the old one."""
         self.precondition = make_linear_solver(self.name, K, self.problem.system, definite=False)
+        self._setup_of_matrix = False
         self.lagged.rebuilt()
         logger.debug("  krylov: preconditioner rebuilt from the current tangent (%d so far)",
                      self.lagged.rebuilds)
@@ -180,6 +185,13 @@ class KrylovBackend:
         """``K x = rhs``, shape (n_reduced,), from scratch with the same preconditioner and GMRES.
 
         See :func:`fecontact.solve.amg.plain_krylov_solve` (to a tenth of
-        :attr:`tolerance` relative to ``|rhs|``).
+        :attr:`tolerance` relative to ``|rhs|``).  A multigrid set up on
+        :attr:`matrix` lends its finest operator, put back to :attr:`matrix`
+        (:meth:`fecontact.solve.amg.AMG.operator`): the new set-up shares it
+        instead of making its own CSR copy (the same values, so the same
+        set-up and products).
         """
-        return plain_krylov_solve(self.name, self.matrix, self.problem.system, rhs, self.tolerance)
+        matrix = self.matrix
+        if self._setup_of_matrix and hasattr(self.precondition, "operator"):
+            matrix = self.precondition.operator()
+        return plain_krylov_solve(self.name, matrix, self.problem.system, rhs, self.tolerance)
