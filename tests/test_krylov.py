@@ -212,7 +212,7 @@ def test_the_top_separator_of_a_grid_is_one_grid_plane(dim):
 def test_auto_picks_by_modelled_cost_and_says_why():
     """The cost model's choices where the answer is not in doubt: a 1.2M-unknown 3D body with 137k contact
     unknowns cannot hold the dense compliance nor, in a third of 24 GB, a factor of its 10^4 separator,
-    so multigrid; a small 2D body over 300 increments keeps one factorisation (``schur``); a body held
+    so multigrid; so is a 2D body of 509k unknowns in one increment; a small 2D body over 300 increments keeps one factorisation (``schur``); a body held
     only by contact cannot use the Krylov backends.  The reason names the pick and the figures, and
     ``direct`` is always the last resort."""
     from fecontact.solve.choice import ProblemSize, choose, estimate_costs
@@ -223,6 +223,11 @@ def test_auto_picks_by_modelled_cost_and_says_why():
     assert order[0] == "amg" and order[-1] == "direct"
     assert reason.startswith("amg: modelled") and "1,244,310 unknowns" in reason
     assert not estimate_costs(big, memory=24e9)["schur"].fits
+    # a 2D Hertz problem of 509k unknowns in one increment: the exact factorisation as GMRES
+    # preconditioner took 445 iterations (11 times the linear solve), multigrid is the pick
+    plane = ProblemSize(n=509_354, nnz=7_000_000, separators=np.array([503]), contact_dofs=6_460,
+                        increments=1, supported=True, dim=2)
+    assert choose(plane, memory=24e9)[0][0] == "amg"
     small = ProblemSize(n=7_000, nnz=90_000, separators=np.array([60]), contact_dofs=350,
                         increments=300, supported=True)
     assert choose(small, memory=24e9)[0][0] == "schur"

@@ -39,7 +39,10 @@ matter for the choice):
 with ``f`` the share of contact unknowns that engage (their compliance
 columns are computed, in blocks costing ``theta`` of a single
 substitution each), ``nu`` the extra Newton iterations of inexact Krylov
-steps, and ``k_amg`` larger when contact couples two meshed bodies.  A backend whose dense or factor storage would not fit
+steps, ``k_amg`` larger when contact couples two meshed bodies, and
+``k_f`` growing like ``(n / n_f)^(1 / (2 dim))``: the exact factorisation
+does not see the constraints, so its GMRES iterations grow like
+``h^(-1/2)``.  A backend whose dense or factor storage would not fit
 in :data:`MEMORY_SHARE` of the machine's memory is not considered.
 """
 
@@ -66,7 +69,8 @@ COEFFICIENTS = dict(
     gamma_1=4.0e-9,    # the product and projection alone, per entry
     k_amg=6.0,         # GMRES iterations per Newton iteration with the multigrid (hertz2d 5.2-5.7, hertz3d 6.8)
     k_amg_bodies=18.0,  # the same when contact couples two meshed bodies (cattaneo3d 17.6)
-    k_f=12.0,          # the same with the exact factorisation (hertz3d 7.2, hertz2d 12.6-13.6, cattaneo3d 12.7)
+    k_f=12.0,          # the same with the exact factorisation at n_f unknowns (hertz3d 7.2, hertz2d 12.6-13.6,
+    n_f=25_000.0,      # cattaneo3d 12.7), growing like (n / n_f)^(1/(2 dim)): hertz2d 509k 26
     newton_first=8.0,  # Newton iterations of the first increment
     newton_more=3.0,   # Newton iterations of each further increment
     inexact=1.3,       # Newton iterations with inexact (Krylov) steps, per exact one (1.23-1.38 measured)
@@ -101,6 +105,8 @@ class ProblemSize:
         Whether a contact pair couples two meshed bodies (not a rigid
         obstacle): the multigrid's aggregates never cross bodies, and its
         GMRES needs several times the iterations.
+    dim : int
+        Spatial dimension.
     """
 
     n: int
@@ -110,6 +116,7 @@ class ProblemSize:
     increments: int
     supported: bool
     between_bodies: bool = False
+    dim: int = 3
 
 
 @dataclass(frozen=True)
@@ -197,7 +204,7 @@ def problem_size(problem, increments: int = 1, matrix=None) -> ProblemSize:
     return ProblemSize(n=K.shape[0], nnz=K.nnz, separators=separator_sizes(K, coords),
                        contact_dofs=int(np.asarray(problem.contact_dofs).size),
                        increments=max(int(increments), 1), supported=supported,
-                       between_bodies=between)
+                       between_bodies=between, dim=int(system.dim))
 
 
 def memory_bytes() -> float:
@@ -250,8 +257,11 @@ def estimate_costs(size: ProblemSize, coefficients: dict | None = None,
         add("amg", {"set-up": c["sigma"] * nnz,
                     "iterations": N_inexact * c["k_amg_bodies" if size.between_bodies else "k_amg"]
                     * c["gamma"] * nnz}, 0.0)
+        # the exact factorisation does not see the constraints: its GMRES iterations grow like
+        # h^(-1/2) (the constrained operator's condition number like h^(-1))
+        k_f = c["k_f"] * (n / c["n_f"]) ** (1.0 / (2 * size.dim))
         add("factorization", {"factorisation": F,
-                              "iterations": N_inexact * c["k_f"] * (B + c["gamma_1"] * nnz)},
+                              "iterations": N_inexact * k_f * (B + c["gamma_1"] * nnz)},
             factor_bytes)
     return estimates
 
