@@ -13,13 +13,13 @@ allocated.
 from __future__ import annotations
 
 import math
-import os
 from typing import Annotated, Literal
 
 import numpy as np
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from ..fields import LIMIT, Count, Number, Positive
+from ..solve.choice import memory_bytes
 
 __all__ = ["MESH_TABLES", "MeshFile", "mesh_dimension", "mesh_estimate", "memory_bytes",
            "BYTES_PER_DOF"]
@@ -160,9 +160,3 @@ def mesh_estimate(table) -> tuple[float, float] | None:
     return None
 
 
-def memory_bytes() -> int:
-    """Physical memory of this machine, bytes."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):      # not on POSIX: assume 16 GB
-        return 16 * 2**30

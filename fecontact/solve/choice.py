@@ -207,12 +207,12 @@ def problem_size(problem, increments: int = 1, matrix=None) -> ProblemSize:
                        between_bodies=between, dim=int(system.dim))
 
 
-def memory_bytes() -> float:
-    """Physical memory of the machine in bytes (16 GB when it cannot be read)."""
+def memory_bytes() -> int:
+    """Physical memory of this machine, bytes (16 GiB when it cannot be read)."""
     try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 16e9
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):      # not on POSIX
+        return 16 * 2**30
 
 
 def estimate_costs(size: ProblemSize, coefficients: dict | None = None,
@@ -234,7 +234,7 @@ def estimate_costs(size: ProblemSize, coefficients: dict | None = None,
         ``amg`` and ``factorization`` when the problem is supported.
     """
     c = {**COEFFICIENTS, **(coefficients or {})}
-    budget = MEMORY_SHARE * (memory_bytes() if memory is None else memory)
+    budget = MEMORY_SHARE * float(memory_bytes() if memory is None else memory)
     s = size.separators.astype(float)
     n, nnz = float(size.n), float(size.nnz)
     F = c["kappa"] * np.sum(s ** 3) + c["phi"] * nnz * np.log2(max(n, 2.0))
