@@ -93,6 +93,63 @@ def test_gmres_meets_its_absolute_tolerance_on_the_true_residual():
         assert np.linalg.norm(b - K @ x) <= 1.01 * atol
 
 
+
+def _minimal_residual(A, Minv, b, k):
+    """min |b - A Minv V y| over the k-dimensional Krylov space of A Minv from b, densely."""
+    AM = A @ Minv
+    V = np.empty((b.size, k))
+    v = b / np.linalg.norm(b)
+    for j in range(k):                  # an orthonormal basis of K_k(A M^{-1}, b)
+        V[:, j] = v
+        w = AM @ v
+        w -= V[:, :j + 1] @ (V[:, :j + 1].T @ w)
+        w -= V[:, :j + 1] @ (V[:, :j + 1].T @ w)
+        v = w / np.linalg.norm(w)
+    y = np.linalg.lstsq(AM @ V, b, rcond=None)[0]
+    return np.linalg.norm(b - AM @ V @ y)
+
+
+def test_gmres_iterates_minimise_the_residual_over_the_preconditioned_krylov_space():
+    # a non-symmetric, indefinite matrix and a non-symmetric preconditioner: after k
+    # preconditioner applications the residual is the least one over K_k(A M^{-1}, b)
+    rng = np.random.default_rng(3)
+    n = 40
+    A = np.diag(np.linspace(-3.0, 5.0, n)) + 0.3 * rng.standard_normal((n, n))
+    Minv = np.linalg.inv(np.triu(A) + 2.0 * np.eye(n))
+    b = rng.standard_normal(n)
+    calls = {"apply": 0, "precondition": 0}
+
+    def apply(v):
+        calls["apply"] += 1
+        return A @ v
+
+    def precondition(r):
+        calls["precondition"] += 1
+        return Minv @ r
+
+    for k in (1, 4, 9):
+        calls.update(apply=0, precondition=0)
+        x, iterations, ok = gmres(apply, b, precondition, 0.0, k)
+        assert iterations == k and not ok
+        # no application is spent on the zero start or on mapping the solution back
+        assert calls == {"apply": k, "precondition": k}
+        np.testing.assert_allclose(np.linalg.norm(b - A @ x), _minimal_residual(A, Minv, b, k),
+                                   rtol=1e-8)
+
+
+def test_restarted_gmres_reaches_the_tolerance_on_the_true_residual():
+    rng = np.random.default_rng(4)
+    n = 60
+    A = np.diag(np.linspace(1.0, 50.0, n)) + 0.5 * rng.standard_normal((n, n))
+    b = rng.standard_normal(n)
+    atol = 1e-10 * np.linalg.norm(b)
+    x, iterations, ok = gmres(lambda v: A @ v, b, lambda r: r / np.diag(A), atol, 2000, restart=5)
+    assert ok and iterations > 5                # it had to restart
+    assert np.linalg.norm(b - A @ x) <= 1.01 * atol
+    x0, iterations0, ok0 = gmres(lambda v: A @ v, np.zeros(n), lambda r: r, atol, 10)
+    assert ok0 and iterations0 == 0 and not x0.any()
+
+
 COARSE = {
     "hertz3d": ["bodies.0.mesh.h_contact=0.04", "bodies.0.mesh.h_far=0.3"],
     "hertz2d_friction": ["bodies.0.mesh.h_contact=0.01", "bodies.0.mesh.grading=1.3",

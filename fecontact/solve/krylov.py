@@ -42,6 +42,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -127,10 +128,19 @@ class LaggedSetup:
 
 def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
           restart: int = 100) -> tuple:
-    """Right-preconditioned GMRES: ``x = M^{-1} z`` with ``A M^{-1} z = b``.
+    r"""Right-preconditioned GMRES from ``x_0 = 0``, in its flexible form (FGMRES, Saad 1993).
 
-    Right preconditioning keeps the residual GMRES minimises the true one,
-    ``|b - A x|``, so ``atol`` bounds it directly.
+    Arnoldi builds an orthonormal basis ``V`` of the residuals' Krylov space
+    with ``A M^{-1} V_k = V_{k+1} H_k``; the preconditioned vectors
+    ``z_j = M^{-1} v_j`` are kept, and the iterate is ``x = Z_k y`` with ``y``
+    minimising ``|beta e_1 - H_k y|``, which is ``|b - A x|``.  Keeping ``Z``
+    spends no preconditioner application to map the solution back, and
+    starting from zero spends no operator application on the first
+    residual: every preconditioner application (the costly part: a
+    multigrid cycle or a factorised solve) extends the basis.  Orthogonalised
+    by classical Gram–Schmidt applied twice; restarted every ``restart``
+    iterations.  Right preconditioning keeps the minimised residual the true
+    one, so ``atol`` bounds ``|b - A x|`` directly.
 
     Parameters
     ----------
@@ -139,8 +149,8 @@ def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
     b : ndarray, shape (n,)
     atol : float
         Absolute tolerance on ``|b - A x|``.
-
     max_iterations : int
+        Most preconditioner applications.
     restart : int
 
     Returns
@@ -149,20 +159,60 @@ def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
     iterations : int
         Preconditioner applications.
     converged : bool
+        Whether the minimised residual reached ``atol``.
     """
     n = b.size
-    if float(np.linalg.norm(b)) <= atol:
-        return np.zeros(n), 0, True
-    count = [0]
-
-    def operator(z):
-        count[0] += 1
-        return apply(precondition(z))
-
-    A = spla.LinearOperator((n, n), matvec=operator, dtype=float)
-    z, info = spla.gmres(A, b, rtol=0.0, atol=atol, restart=min(restart, n),
-                         maxiter=max(1, -(-max_iterations // restart)))
-    return precondition(z), count[0], info == 0
+    x = np.zeros(n)
+    r = np.array(b, dtype=float)
+    beta = float(np.linalg.norm(r))
+    iterations = 0
+    m = max(1, min(restart, n, max_iterations))
+    while beta > atol and iterations < max_iterations:
+        V = np.empty((n, m + 1), order="F")     # columns contiguous
+        Z = np.empty((n, m), order="F")
+        H = np.zeros((m + 1, m))
+        cs, sn = np.zeros(m), np.zeros(m)
+        g = np.zeros(m + 1)
+        g[0] = beta
+        V[:, 0] = r / beta
+        k = 0
+        residual = beta
+        while k < m and iterations < max_iterations:
+            Z[:, k] = precondition(V[:, k])
+            iterations += 1
+            w = apply(Z[:, k])
+            h = V[:, :k + 1].T @ w
+            w -= V[:, :k + 1] @ h
+            again = V[:, :k + 1].T @ w
+            w -= V[:, :k + 1] @ again
+            h += again
+            H[:k + 1, k] = h
+            H[k + 1, k] = float(np.linalg.norm(w))
+            for i in range(k):                  # earlier rotations on the new column
+                H[i, k], H[i + 1, k] = (cs[i] * H[i, k] + sn[i] * H[i + 1, k],
+                                        -sn[i] * H[i, k] + cs[i] * H[i + 1, k])
+            radius = math.hypot(H[k, k], H[k + 1, k])
+            if radius == 0.0 or not np.isfinite(radius):
+                break
+            cs[k], sn[k] = H[k, k] / radius, H[k + 1, k] / radius
+            H[k, k], H[k + 1, k] = radius, 0.0
+            g[k], g[k + 1] = cs[k] * g[k], -sn[k] * g[k]
+            residual = abs(g[k + 1])
+            lucky = float(np.linalg.norm(w)) == 0.0
+            k += 1
+            if residual <= atol or lucky:
+                break
+            V[:, k] = w / np.linalg.norm(w)
+        if k == 0:
+            break
+        y = la.solve_triangular(H[:k, :k], g[:k], lower=False)
+        x += Z[:, :k] @ y
+        if residual <= atol or iterations >= max_iterations:
+            beta = residual
+            break
+        r = b - apply(x)                        # a restart: the true residual
+        beta = float(np.linalg.norm(r))
+    return x, iterations, beta <= atol
 
 
 def _rows_without(G: sp.csr_matrix) -> np.ndarray:
