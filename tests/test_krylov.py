@@ -206,6 +206,35 @@ def test_constrained_multigrid_cycle_is_restored_without_constraints():
     np.testing.assert_allclose(restored, before, rtol=1e-12, atol=1e-14 * np.abs(before).max())
 
 
+def test_constrained_multigrid_updates_the_finest_operator_in_place_and_undoes_it():
+    # unit constraint rows e_i: the penalty is PENALTY_PRECONDITIONER * K_ii on each row's
+    # diagonal entry, added to the finest operator's own values (an entry K has), not to a copy
+    from fecontact.solve.amg import PENALTY_PRECONDITIONER
+
+    model = _model("hertz3d")
+    sysm = model.problem.system
+    K = sysm.K_hat.tocsr()
+    original = K.data.copy()
+    amg = AMG(K, rigid_body_modes(sysm))
+    n = sysm.n_reduced
+
+    def unit_rows(rows):
+        return sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, n))
+
+    first, second = model.problem.contact_dofs[:20], model.problem.contact_dofs[20:35]
+    for rows in (first, second):            # the second call undoes the first before adding
+        amg.constrained(unit_rows(rows))
+        expected = (K + sp.diags(np.bincount(rows, minlength=n) * PENALTY_PRECONDITIONER
+                                 * K.diagonal())).tocsr()
+        fine = amg.hierarchy.levels[0].A
+        assert fine.nnz == K.nnz and not np.shares_memory(fine.data, K.data)
+        np.testing.assert_array_equal(fine.indptr, expected.indptr)
+        np.testing.assert_array_equal(fine.indices, expected.indices)
+        np.testing.assert_array_equal(fine.data, expected.data)      # the same sums, bit for bit
+        np.testing.assert_array_equal(K.data, original)              # K itself untouched
+    np.testing.assert_array_equal(amg.operator().data, original)      # put back exactly
+
+
 def test_rigid_body_modes_are_the_null_space_of_the_free_stiffness():
     model = _model("hertz3d")
     sysm = model.problem.system
