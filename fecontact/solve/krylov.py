@@ -186,8 +186,9 @@ def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
             again = V[:, :k + 1].T @ w
             w -= V[:, :k + 1] @ again
             h += again
+            size = float(np.linalg.norm(w))
             H[:k + 1, k] = h
-            H[k + 1, k] = float(np.linalg.norm(w))
+            H[k + 1, k] = size
             for i in range(k):                  # earlier rotations on the new column
                 H[i, k], H[i + 1, k] = (cs[i] * H[i, k] + sn[i] * H[i + 1, k],
                                         -sn[i] * H[i, k] + cs[i] * H[i + 1, k])
@@ -198,11 +199,10 @@ def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
             H[k, k], H[k + 1, k] = radius, 0.0
             g[k], g[k + 1] = cs[k] * g[k], -sn[k] * g[k]
             residual = abs(g[k + 1])
-            lucky = float(np.linalg.norm(w)) == 0.0
             k += 1
-            if residual <= atol or lucky:
+            if residual <= atol or size == 0.0:         # converged, or the space is invariant
                 break
-            V[:, k] = w / np.linalg.norm(w)
+            V[:, k] = w / size
         if k == 0:
             break
         y = la.solve_triangular(H[:k, :k], g[:k], lower=False)
