@@ -278,7 +278,7 @@ def needs_probe(problem: ContactProblem, state: StepState) -> bool:
 
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
               stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None,
-              resume: Progress | None = None):
+              resume: Progress | None = None, predictor=None):
     """Solve the sequence of pseudo-times ``levels``.
 
     Parameters
@@ -290,6 +290,10 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
     resume : Progress, optional
         Continue after ``resume.index`` levels, exactly as the run that
         reported this progress would have.
+    predictor : NestedPrediction, optional
+        Starts each increment from a coarser model's solution when that is
+        better (:mod:`fecontact.analysis.nested`); its time is in the
+        timings' ``nested``.
 
     Returns
     -------
@@ -330,8 +334,11 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 x0 = x0 + ratio * (x0 - previous[1])
             if lift is not None:
                 x0 = lift(x0, state.t, t_new, previous[0] if extrapolated else None)
+            increment = problem.increment(t_new, state)
+            if predictor is not None and not probe:
+                x0 = predictor.predict(increment, t_new, x0)
             x0 = problem.seed_touching(x0, state)
-            result, start, spent = solve_increment(problem.increment(t_new, state), backend, x0,
+            result, start, spent = solve_increment(increment, backend, x0,
                                                    newton, stepping, timings, history, hint)
             hint = retry_hint(result, start, state)
             iterations += spent
@@ -358,6 +365,8 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 previous = None if probe else (state.t, problem.unknowns(state))
                 used = t_new - state.t
                 state = commit(problem, result, t_new, start)
+                if predictor is not None and not probe:
+                    predictor.accept(t_new)
                 increments += 1
                 consecutive = 0
                 if limit is not None and not probe:
@@ -390,4 +399,6 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             break
         if on_step is not None:
             on_step(rec, state, Progress(index + 1, state, dt, previous))
+    if predictor is not None:
+        timings["nested"] = predictor.seconds
     return records, state, timings

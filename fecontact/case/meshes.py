@@ -40,6 +40,7 @@ class MeshFile(_Mesh, tag="file"):
     """A mesh file: Gmsh ``.msh`` (physical groups name the boundaries) or any format meshio reads."""
 
     file: Annotated[str, Meta(min_length=1, description="path, relative to the case file")]
+    coarse: Annotated[str, Meta(min_length=1, description="a coarser mesh of the same body, same boundary names (nested iteration; path relative to the case file)")] | UnsetType = UNSET
 
 
 class _Graded(_Mesh):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis.nested import NestedPrediction
 from ..analysis.static import SteppingOptions, run_steps
 from ..bodies.system import Amplitude, Load, build_system
 from ..solve.backends import make_backend
@@ -202,7 +203,7 @@ class Model:
         return assembly
 
     def solve(self, steps=1, *, levels=None, t_end: float = 1.0, backend: str = "auto",
-              newton=None, stepping=None, out=None) -> Solution:
+              newton=None, stepping=None, out=None, coarse: "Model | None" = None) -> Solution:
         """Quasi-static load stepping: supports, loads and obstacles follow their amplitudes.
 
         Parameters
@@ -223,6 +224,12 @@ class Model:
             ``max_cutbacks``, ``growth``, ``max_closing``.
         out : str or Path, optional
             A folder to write one VTU per level and a ``.pvd`` index into.
+        coarse : Model, optional
+            The same bodies (names, boundaries, supports, loads) and contact
+            pairs on coarser meshes: nested iteration, each increment
+            started from its solution of the same increment when that is the
+            better start (:mod:`fecontact.analysis.nested`).  Worth it for
+            large problems whose contact zone grows from a point.
 
         Returns
         -------
@@ -241,10 +248,14 @@ class Model:
         levels = load_levels(steps, levels, t_end)
         problem = self._assembled(False).problem
         solver = make_backend(backend, problem, tolerance=newton.tolerance, increments=len(levels))
+        predictor = None
+        if coarse is not None:
+            predictor = NestedPrediction.of(problem, coarse._assembled(False).problem, newton,
+                                            stepping, len(levels))
         states: list = []
         on_step = keep_steps(None if out is None else Path(out), problem, states)
         records, state, timings = run_steps(problem, solver, levels, newton, stepping,
-                                            on_step=on_step)
+                                            on_step=on_step, predictor=predictor)
         failure = records[-1].reason if records and not records[-1].converged else ""
         return Solution(problem, state, tuple(records), timings, failure, tuple(states))
 

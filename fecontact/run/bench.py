@@ -39,7 +39,8 @@ SERIES = {
 COLUMNS = ("series", "scale", "dofs", "contact_nodes", "active_nodes", "backend",
            "newton_iterations", "krylov_iterations", "contact_solve_s", "linear_solve_s",
            "ratio", "setup_s", "contact_work_s", "contact_share", "build_s", "mesh_s", "assembly_s",
-           "total_s", "peak_memory_gb", "peak_pressure_error", "converged")
+           "total_s", "peak_memory_gb", "peak_pressure_error", "converged", "coarse_dofs",
+           "coarse_newton_iterations", "nested_s")
 
 
 def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
@@ -73,6 +74,9 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
         assembly_s=t["build_assembly"],
         total_s=wall, peak_memory_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
         peak_pressure_error=metrics.get("peak_pressure", {}).get("rel_error"),
+        coarse_dofs=(s.get("nested") or {}).get("coarse_dofs"),
+        coarse_newton_iterations=(s.get("nested") or {}).get("newton_iterations"),
+        nested_s=t.get("nested"),
         converged=bool(s["converged"]), overrides=overrides)
 
 
@@ -152,6 +156,13 @@ def _fmt(value, spec):
     return "–" if value is None else format(value, spec)
 
 
+def _coarse(row: dict) -> str:
+    """The coarse model of nested iteration: its DOFs and Newton iterations, or a dash."""
+    if row.get("coarse_dofs") is None:
+        return "–"
+    return f"{row['coarse_dofs']:,}, {row['coarse_newton_iterations']}"
+
+
 def markdown_table(rows: list, meta: dict) -> str:
     """The benchmark table of ``bench.md``: one row per size, failed sizes marked, and the machine it ran on.
 
@@ -167,17 +178,17 @@ def markdown_table(rows: list, meta: dict) -> str:
     str
         A Markdown table followed by a "Measured on ..." note.
     """
-    head = ("| case | DOFs | contact nodes | backend | Newton it. | Krylov it. | contact solve s "
-            "| linear solve s | ratio | contact work % | mesh s | assembly s | total s | peak GB "
-            "| peak pressure error |\n|" + "---|" * 15 + "\n")
+    head = ("| case | DOFs | contact nodes | backend | Newton it. | coarse DOFs, Newton it. "
+            "| Krylov it. | contact solve s | linear solve s | ratio | contact work % | mesh s "
+            "| assembly s | total s | peak GB | peak pressure error |\n|" + "---|" * 16 + "\n")
     lines = []
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['series']} (scale {r['scale']}) | failed: {r['error']} |" + " |" * 13)
+            lines.append(f"| {r['series']} (scale {r['scale']}) | failed: {r['error']} |" + " |" * 14)
             continue
         lines.append(
             f"| {r['series']} | {r['dofs']:,} | {r['contact_nodes']:,} | {r['backend']} | "
-            f"{r['newton_iterations']} | {_fmt(r.get('krylov_iterations'), 'd')} | "
+            f"{r['newton_iterations']} | {_coarse(r)} | {_fmt(r.get('krylov_iterations'), 'd')} | "
             f"{r['contact_solve_s']:.2f} | {r['linear_solve_s']:.2f} | {_fmt(r['ratio'], '.2f')} | "
             f"{100 * r['contact_share']:.1f} | {_fmt(r.get('mesh_s'), '.2f')} | "
             f"{_fmt(r.get('assembly_s'), '.2f')} | "

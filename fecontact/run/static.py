@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.contact_results import pair_results
+from ..analysis.nested import NestedPrediction
 from ..analysis.static import Progress, run_steps
 from ..case.build import CaseModel, build_model
 from ..case.checks import model_findings
@@ -135,6 +136,8 @@ class StaticRun(RunAnalysis):
         self.backend = make_backend(model.backend, problem, tolerance=model.newton.tolerance,
                                     increments=len(model.levels))
         self.setup_seconds = time.perf_counter() - tic
+        self.predictor = None if model.coarse is None else NestedPrediction.of(
+            problem, model.coarse.problem, model.newton, model.stepping, len(model.levels))
         self.total = len(model.levels)
         self.start = problem.initial_state()
         self.progress_from: Progress | None = None
@@ -222,7 +225,7 @@ class StaticRun(RunAnalysis):
         model = self.model
         self.records, state, self.timings = run_steps(
             self.problem, self.backend, model.levels, model.newton, model.stepping, on_step=on_step,
-            resume=self.progress_from)
+            resume=self.progress_from, predictor=self.predictor)
         failed = bool(self.records) and not self.records[-1].converged
         return Outcome(state=state, failure=self.records[-1].reason if failed else "")
 
@@ -291,7 +294,10 @@ class StaticRun(RunAnalysis):
         compare = bool(model.case.get("solver", {}).get("compare_linear", False))
         linear_ref = (linear_reference_seconds(model, state.t, backend)
                       if compare and not interrupted else None)
-        contact_solve = t_setup + self.timings["linear_solve"] + self.timings["contact"]
+        # nested iteration: the coarse model (less its meshes), its solves and the transfers
+        nested = (self.predictor.seconds + model.timings.get("nested_build", 0.0)
+                  if self.predictor is not None else None)
+        contact_solve = t_setup + self.timings["linear_solve"] + self.timings["contact"] + (nested or 0.0)
         n_steps = max(len(self.records), 1)
         # every step entry ends with the reactions of its state, the last one with those of ``state``
         reaction = (steps[-1]["reaction"] if steps else problem.system.reactions(
@@ -302,6 +308,7 @@ class StaticRun(RunAnalysis):
             "contact": self.timings["contact"],
             "setup_factorization": t_setup,
             "contact_solve": contact_solve,
+            "nested": nested,
             "linear_reference": linear_ref,
             "krylov_iterations": backend.iterations,
             **model.timings,
@@ -311,6 +318,7 @@ class StaticRun(RunAnalysis):
         return {"timings": timings, "reaction": reaction,
                 "coupling_displacement": problem.system.coupling_displacements(state.u) or None,
                 "pairs": [p.as_dict() for p in pair_results(problem, state)],
+                "nested": None if self.predictor is None else self.predictor.summary(),
                 "max_newton_iterations_per_increment": max(
                     (n for st in steps for n in st.get("increment_iterations", [])), default=0)}
 

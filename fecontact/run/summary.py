@@ -10,7 +10,7 @@ static
     ``reduced_dofs``, ``contact_nodes``, ``backend``, ``backend_choice``, ``overrides``,
     ``converged``, ``steps``, ``restarts``, ``reason``, ``timings``,
     ``reaction``, ``coupling_displacement``, ``pairs``,
-    ``max_newton_iterations_per_increment``, ``check``, ``metrics``
+    ``max_newton_iterations_per_increment``, ``nested``, ``check``, ``metrics``
 dynamic
     ``case``, ..., ``contact_nodes``, ``overrides``, ``integrator``, ``dt``,
     ``t_end``, ``contact_mass``, ``project_velocities``, ``converged``,
@@ -33,7 +33,7 @@ HEAD = ("case", "case_file", "analysis", "dim", "dofs", "reduced_dofs", "contact
 SERIES = ("time_series", "energy")
 CONCLUSION = {
     "static": ("timings", "reaction", "coupling_displacement", "pairs",
-               "max_newton_iterations_per_increment", "check", "metrics"),
+               "max_newton_iterations_per_increment", "nested", "check", "metrics"),
     "dynamic": ("coupling_displacement", "pairs", "check", "metrics", "timings",
                 "max_newton_iterations_per_step"),
 }
@@ -118,6 +118,11 @@ class RunSummary:
         (:class:`fecontact.analysis.contact_results.PairResult`).
     max_newton_iterations_per_increment : int or None
         Largest Newton count of one load increment (static runs).
+    nested : dict or None
+        Nested iteration (static runs that used it): the coarse model's
+        unknowns, backend and Newton iterations, increments started from its
+        prediction (``used``) or not (``declined``, ``failed``), and seconds
+        (:meth:`fecontact.analysis.nested.NestedPrediction.summary`).
     check : dict or None
         The independent residual check of the final state.
     metrics : dict or None
@@ -151,6 +156,7 @@ class RunSummary:
     coupling_displacement: dict | None = None
     pairs: list | None = None
     max_newton_iterations_per_increment: int | None = None
+    nested: dict | None = None
     check: dict | None = None
     metrics: dict | None = None
     max_newton_iterations_per_step: int | None = None
