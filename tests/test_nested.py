@@ -126,8 +126,10 @@ def test_case_nested_true_needs_a_coarse_file(tmp_path):
 
 def test_case_nested_auto_builds_generated_coarse_meshes_for_large_frictionless_cases():
     case = ROOT / "cases" / "hertz2d.toml"
-    small = build_model(load_case(case, ["steps.count=1"]))
+    small = build_model(load_case(case, ["steps.count=1", "bodies.0.mesh.h_contact=0.004",
+                                         "bodies.0.mesh.h_far=0.32"]))
     assert small.coarse is None                       # below the size where it pays
+    assert build_model(load_case(case, ["steps.count=1"])).coarse is not None
     forced = build_model(load_case(case, ["steps.count=1", "solver.nested=true",
                                           "solver.nested_coarsening=4"]))
     spec = forced.coarse.case["bodies"][0]["mesh"]

@@ -304,7 +304,7 @@ class SolverTable(Table):
     max_backtracks: Annotated[Annotated[int, Meta(ge=0, le=60)], Meta(description="line-search halvings (default 6)")] | Unset = UNSET
     max_closing: Annotated[Count, Meta(description="nodes that may close in one increment (default: any)")] | Unset = UNSET
     compare_linear: Annotated[bool, Meta(description="also time one plain linear solve of the same system and report the ratio (default false; fecontact bench sets it)")] | Unset = UNSET
-    nested: Annotated[bool, Meta(description="nested iteration: start each increment from the same increment solved on coarser meshes of the bodies (true: always, false: never; not given: for frictionless static cases of at least 40,000 unknowns whose meshes come from generators or name a coarse file)")] | Unset = UNSET
+    nested: Annotated[bool, Meta(description="nested iteration: start each increment from the same increment solved on coarser meshes of the bodies (true: always, false: never; not given: for frictionless static cases of at least 10,000 unknowns whose meshes come from generators or name a coarse file)")] | Unset = UNSET
     nested_coarsening: Annotated[Annotated[float, Meta(gt=1, le=64)], Meta(description="element-size factor of the generated coarse meshes (default 12 in 2D, 4 in 3D)")] | Unset = UNSET
 
 
