@@ -221,6 +221,13 @@ def main(argv=None) -> int:
                 return _main(args)
         except Interrupted as err:
             return _interrupted(err)
+        except RuntimeError as err:
+            # a signal inside a class body's ``__set_name__`` (one of numpy's, while it is being
+            # imported) comes out as a RuntimeError caused by the interruption
+            cause = err.__cause__
+            if isinstance(cause, Interrupted):
+                return _interrupted(cause)
+            raise
 
 
 def _interrupted(err: Interrupted) -> int:
