@@ -550,7 +550,8 @@ def run_fecontact(case_path: Path, overrides: list) -> tuple:
                 time_total_s=wall, time_setup_s=t["build"], time_mesh_s=t["build_mesh"],
                 time_solve_s=t["contact_solve"], converged=bool(s["converged"]),
                 newton_tolerance=float(result.model.newton.tolerance),
-                contact_nodes=int(pair.n_nodes)), result
+                contact_nodes=int(pair.n_nodes),
+                coarse_dofs=(s.get("nested") or {}).get("coarse_dofs")), result
 
 
 def _figures(metrics: dict) -> dict:
@@ -756,6 +757,12 @@ def render_page(data: dict) -> str:
     gf_rows = [r for p in data["problems"] for r in p["rows"] if r["solver"] == "GetFEM"]
     fc_backends = [f"`{r['backend']}` ({p['key']})" for p in data["problems"]
                    for r in p["rows"][:1] if r["solver"] == "fecontact"]
+    fc_nested = [f"{p['key']}: {r['coarse_dofs']:,} DOFs" for p in data["problems"]
+                 for r in p["rows"][:1] if r["solver"] == "fecontact" and r.get("coarse_dofs")]
+    nested_text = ("" if not fc_nested else
+                   " On the frictionless problems each increment starts from its solution on a coarser model of the "
+                   "body ([nested iteration](decisions.md), `auto` for frictionless problems from "
+                   f"10,000 unknowns; {', '.join(fc_nested)}), whose time is in fecontact's solve time.")
     libs = sorted({lib for r in gf_rows for lib in r["shared_libraries"]})
     load = meta["load_average_start"]
     shared = load[0] > 0.5 * meta["cpus"] or meta.get("load_average_end", [0])[0] > 0.5 * meta["cpus"]
@@ -801,7 +808,7 @@ plane is given to GetFEM as its signed distance.
 (3D) contact against the rigid line or plane, Alart–Curnier equations in the
 nodal pressures with a return map onto the Coulomb cone, solved by its
 semismooth Newton method with an Armijo line search and the linear backend
-`auto` picks ({', '.join(fc_backends)}). GetFEM: the nodal contact brick
+`auto` picks ({', '.join(fc_backends)}).{nested_text} GetFEM: the nodal contact brick
 (`add_nodal_contact_with_rigid_obstacle_brick`; for friction see below), the
 unknowns being the equivalent nodal forces, unsymmetric Alart–Curnier
 augmentation (version {tol['getfem_augmentation']}) with $r = E$ and the
