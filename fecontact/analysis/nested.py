@@ -41,8 +41,8 @@ from .static import SteppingOptions, commit, solve_increment
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["NestedPrediction", "displacement_transfer", "traction_transfer", "TOLERANCE",
-           "DECLINED_IN_A_ROW"]
+__all__ = ["NestedPrediction", "body_interpolations", "displacement_transfer", "traction_transfer",
+           "TOLERANCE", "DECLINED_IN_A_ROW"]
 
 #: Predictions declined in a row after which a run stops making them (the stepping's own
 #: predictor has become the better start, as in the later increments of a smooth load path)
@@ -64,15 +64,8 @@ def _check_alike(coarse: ContactProblem, fine: ContactProblem) -> None:
                          f"fine: {[p.name for p in fine.pairs]})")
 
 
-def displacement_transfer(coarse: ContactProblem, fine: ContactProblem) -> sp.csr_matrix:
-    r"""The matrix taking a coarse displacement to the fine DOF nodes, body by body.
-
-    Each fine DOF node of body ``b`` gets the linear interpolant of the
-    coarse displacement at the vertices of body ``b``'s coarse mesh
-    (:func:`~fecontact.mesh.transfer.interpolation_matrix`; quadratic coarse
-    elements contribute their vertex values), component by component: with
-    global DOFs ``d k + c`` of node ``k`` and component ``c``,
-    ``T[d k_f + c, d k_c + c] = P_b[k_f, k_c]``.
+def body_interpolations(coarse: ContactProblem, fine: ContactProblem) -> list:
+    """Per body ``b``: the fine DOF nodes interpolated from the coarse mesh's vertices.
 
     Parameters
     ----------
@@ -81,13 +74,46 @@ def displacement_transfer(coarse: ContactProblem, fine: ContactProblem) -> sp.cs
 
     Returns
     -------
-    scipy.sparse.csr_matrix, shape (dim * n_fine_nodes, dim * n_coarse_nodes)
+    list of scipy.sparse.csr_matrix, shape (fine nodes of b, coarse vertices of b)
+        :func:`~fecontact.mesh.transfer.interpolation_matrix` of each body.
+
+    Raises
+    ------
+    ValueError
+        The problems do not have the same bodies and contact pairs.
     """
     _check_alike(coarse, fine)
+    return [interpolation_matrix(cbody.mesh, fbody.node_coords)
+            for cbody, fbody in zip(coarse.system.bodies, fine.system.bodies)]
+
+
+def displacement_transfer(coarse: ContactProblem, fine: ContactProblem,
+                          interpolations: list | None = None) -> sp.csr_matrix:
+    r"""The matrix taking a coarse displacement to the fine DOF nodes, body by body.
+
+    Each fine DOF node of body ``b`` gets the linear interpolant of the
+    coarse displacement at the vertices of body ``b``'s coarse mesh
+    (:func:`body_interpolations`; quadratic coarse elements contribute their
+    vertex values), component by component: with global DOFs ``d k + c`` of
+    node ``k`` and component ``c``, ``T[d k_f + c, d k_c + c] = P_b[k_f, k_c]``.
+
+    Parameters
+    ----------
+    coarse, fine : ContactProblem
+        The same bodies on two meshes.
+    interpolations : list of sparse matrices, optional
+        :func:`body_interpolations` of the two, when already made.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (dim * n_fine_nodes, dim * n_coarse_nodes)
+    """
+    if interpolations is None:
+        interpolations = body_interpolations(coarse, fine)
     d = fine.dim
     rows, cols, vals = [], [], []
-    for b, (cbody, fbody) in enumerate(zip(coarse.system.bodies, fine.system.bodies)):
-        P = interpolation_matrix(cbody.mesh, fbody.node_coords).tocoo()
+    for b, P in enumerate(interpolations):
+        P = P.tocoo()
         r = fine.system.node_offset[b] + P.row
         c = coarse.system.node_offset[b] + P.col
         for k in range(d):
@@ -99,25 +125,32 @@ def displacement_transfer(coarse: ContactProblem, fine: ContactProblem) -> sp.cs
                          shape=shape)
 
 
-def traction_transfer(coarse: ContactProblem, fine: ContactProblem) -> sp.csr_matrix:
+def traction_transfer(coarse: ContactProblem, fine: ContactProblem,
+                      interpolations: list | None = None) -> sp.csr_matrix:
     r"""The matrix taking coarse slave-node values to the fine slave nodes of the same pair.
 
     Row ``i`` (fine slave node of pair ``p``) holds the interpolation weights
-    of :func:`displacement_transfer`'s node map restricted to pair ``p``'s
-    coarse slave nodes and scaled to sum to one (a fine node on the contact
-    surface is interpolated from the coarse surface it lies on); a row with
-    no weight there is empty.
+    of :func:`body_interpolations` restricted to pair ``p``'s coarse slave
+    nodes and scaled to sum to one (a fine node on the contact surface is
+    interpolated from the coarse surface it lies on); a row with no weight
+    there is empty.
+
+    Parameters
+    ----------
+    coarse, fine : ContactProblem
+        The same bodies and pairs on two meshes.
+    interpolations : list of sparse matrices, optional
+        :func:`body_interpolations` of the two, when already made.
 
     Returns
     -------
     scipy.sparse.csr_matrix, shape (fine.n_contact, coarse.n_contact)
     """
-    _check_alike(coarse, fine)
+    if interpolations is None:
+        interpolations = body_interpolations(coarse, fine)
     blocks = []
     for cpair, fpair, cs, fs in zip(coarse.pairs, fine.pairs, coarse.slices, fine.slices):
-        b = fpair.slave.body
-        P = interpolation_matrix(coarse.system.bodies[b].mesh,
-                                 fine.system.bodies[b].node_coords[:, fpair.slave.nodes])
+        P = interpolations[fpair.slave.body][fpair.slave.nodes]
         nodes = cpair.slave.nodes
         vertex = nodes < P.shape[1]                 # midside nodes carry no interpolation weight
         position = np.full(P.shape[1], -1)          # coarse vertex -> its row among the slave nodes
@@ -168,8 +201,9 @@ class NestedPrediction:
         self.fine, self.coarse, self.backend = fine, coarse, backend
         self.newton = replace(newton, tolerance=max(newton.tolerance, TOLERANCE))
         self.stepping = stepping
-        self.displacement = displacement_transfer(coarse, fine)
-        self.traction = traction_transfer(coarse, fine)
+        interpolations = body_interpolations(coarse, fine)
+        self.displacement = displacement_transfer(coarse, fine, interpolations)
+        self.traction = traction_transfer(coarse, fine, interpolations)
         self.state = coarse.initial_state()
         self.pending = None
         self.used = self.declined = self.failed = self.iterations = 0

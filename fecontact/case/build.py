@@ -277,7 +277,7 @@ def build_model(case: dict) -> CaseModel:
 def _coarse_model(case: dict, problem, timings: dict) -> CaseModel | None:
     """The coarse model ``solver.nested`` asks for (:mod:`fecontact.case.coarse`), or None.
 
-    ``nested = "auto"`` (the default) builds it for frictionless problems of
+    ``nested`` not given builds it for frictionless problems of
     at least :data:`~fecontact.case.coarse.NESTED_MIN_UNKNOWNS` unknowns
     when every body's coarse mesh can be had, and goes without it (logged)
     when the coarse case cannot be built; ``nested = true`` builds it or
@@ -289,10 +289,9 @@ def _coarse_model(case: dict, problem, timings: dict) -> CaseModel | None:
     source = case["_path"]
     solver = case.get("solver", {})
     nested = solver.get("nested", "auto")
-    if nested == "auto" and (problem.system.K_hat.shape[0] < NESTED_MIN_UNKNOWNS
-                             or any(p.friction.has_friction for p in problem.pairs)):
-        return None
-    if nested is False:
+    if nested is False or (nested == "auto" and (
+            problem.system.K_hat.shape[0] < NESTED_MIN_UNKNOWNS
+            or any(p.friction.has_friction for p in problem.pairs))):
         return None
     factor = solver.get("nested_coarsening", DEFAULT_COARSENING[problem.dim])
     coarse = coarse_case(case, factor)

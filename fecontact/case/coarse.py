@@ -19,7 +19,7 @@ __all__ = ["coarse_case", "DEFAULT_COARSENING", "NESTED_MIN_UNKNOWNS"]
 #: Element-size factor of the coarse meshes by dimension: the coarse problem has about a tenth of
 #: the unknowns of the graded Hertz meshes (hertz2d: 209,044 -> 15,180; hertz3d: 197,638 -> 15,966)
 DEFAULT_COARSENING = {2: 12.0, 3: 4.0}
-#: ``nested = "auto"`` uses nested iteration from this many unknowns (reduced DOFs) on: below, a
+#: ``nested`` not given: nested iteration from this many unknowns (reduced DOFs) on: below, a
 #: coarse model of a tenth of the size has too few nodes in a contact zone to predict it
 NESTED_MIN_UNKNOWNS = 10_000
 #: Parameters of the graded generators that are element sizes

@@ -21,9 +21,9 @@ so the interpolant of a field linear in ``x`` is exact.  A point is looked
 for in the :data:`CANDIDATES` simplices whose centroids are nearest to it,
 then, if it is in none, by a walk: from the best of them to the neighbour
 across the face opposite the least barycentric coordinate, and so on (at
-most :data:`WALK` steps, or until the boundary).  A point in none of them -- outside the mesh, like
-the nodes of a curved boundary meshed finer than the coarse polygon --
-takes the coordinates of the best candidate clipped to ``xi >= 0`` and
+most :data:`WALK` steps, or until the boundary).  A point in none of
+them -- outside the mesh, like the nodes of a curved boundary meshed finer
+than the coarse polygon -- takes the coordinates of the best candidate clipped to ``xi >= 0`` and
 renormalised: close to the value at the closest point of the mesh when the
 point is close to it, which is what a prediction needs.  The search costs a
 fraction of a second per hundred thousand points.
@@ -44,8 +44,6 @@ CANDIDATES = 4
 WALK = 16
 #: A point is inside a simplex when no barycentric coordinate is below minus this
 INSIDE = 1e-12
-#: ... and far outside when it is below minus this (the widest search is for those)
-FAR = 1e-2
 
 
 def _split(mesh: skfem.Mesh) -> skfem.Mesh:
@@ -115,7 +113,7 @@ def interpolation_matrix(mesh: skfem.Mesh, points: np.ndarray,
         Non-negative weights summing to one in every row.
     """
     mesh_split = _split(mesh)
-    p, t = linear_simplices(mesh_split)
+    p, t = linear_simplices(mesh_split)        # already split: the same mesh
     dim, n = points.shape[0], points.shape[1]
     if dim != p.shape[0]:
         raise ValueError(f"points of dimension {dim} for a mesh of dimension {p.shape[0]}")

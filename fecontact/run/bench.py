@@ -60,6 +60,7 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
     t = s["timings"]
     state = result.state
     metrics = s.get("metrics", {})
+    nested = s.get("nested") or {}                 # the coarse model of nested iteration, if any
     contact_solve = t["contact_solve"]
     linear = t["linear_reference"]
     return dict(
@@ -74,8 +75,8 @@ def measure(case_path: str, scale: float, backend: str, keys, sizes) -> dict:
         assembly_s=t["build_assembly"],
         total_s=wall, peak_memory_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
         peak_pressure_error=metrics.get("peak_pressure", {}).get("rel_error"),
-        coarse_dofs=(s.get("nested") or {}).get("coarse_dofs"),
-        coarse_newton_iterations=(s.get("nested") or {}).get("newton_iterations"),
+        coarse_dofs=nested.get("coarse_dofs"),
+        coarse_newton_iterations=nested.get("newton_iterations"),
         nested_s=t.get("nested"),
         converged=bool(s["converged"]), overrides=overrides)
 
