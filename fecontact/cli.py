@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import tomllib
 import warnings
@@ -212,6 +213,7 @@ def main(argv=None) -> int:
     """
     with handled():
         try:
+            _quiet_unless_root()
             args = _parser().parse_args(argv)
             with warnings.catch_warnings():
                 if not args.debug:
@@ -228,6 +230,18 @@ def main(argv=None) -> int:
             if isinstance(cause, Interrupted):
                 return _interrupted(cause)
             raise
+
+
+def _quiet_unless_root() -> None:
+    """On MPI ranks other than 0, send standard output and errors to the null device.
+
+    Every rank of a ``petsc`` run computes the same steps (the model is
+    replicated); rank 0 prints and writes for all of them.
+    """
+    from .solve.mpi import launch
+
+    if not launch().root:
+        sys.stdout = sys.stderr = open(os.devnull, "w")
 
 
 def _interrupted(err: Interrupted) -> int:

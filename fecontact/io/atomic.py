@@ -8,13 +8,20 @@ process killed while writing leaves at most a ``.part`` file, never a
 truncated ``NAME``; :func:`clean_temporaries` removes such leftovers when
 the next run opens the folder.  (Atomic against a killed process; a power
 cut can still lose data the operating system had not flushed.)
+
+Under an MPI launch of several ranks only rank 0 writes: on the others
+:func:`replacing` yields a scratch path that is thrown away, so a
+replicated computation writes each file once.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+from ..solve.mpi import launch
 
 __all__ = ["PART", "replacing", "write_text", "save_figure", "save_image", "clean_temporaries"]
 
@@ -33,7 +40,8 @@ def replacing(path):
     """Yield a temporary path to write; it replaces ``path`` when the block ends without error.
 
     On an error (or a signal) inside the block the temporary is removed and
-    ``path`` is left as it was.
+    ``path`` is left as it was.  On MPI ranks other than 0 what is written
+    is discarded.
 
     Examples
     --------
@@ -41,6 +49,10 @@ def replacing(path):
     ...     meshio.write(str(tmp), mesh, file_format="vtu")
     """
     path = Path(path)
+    if not launch().root:                       # another rank writes the file
+        with tempfile.TemporaryDirectory(prefix="fecontact-rank-") as scratch:
+            yield Path(scratch) / path.name
+        return
     tmp = temporary(path)
     try:
         yield tmp

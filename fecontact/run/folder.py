@@ -19,6 +19,7 @@ from pathlib import Path
 from ..io.atomic import clean_temporaries, write_text
 from ..io.errors import one_line
 from ..io.output import write_pvd, write_summary, write_vtu
+from ..solve.mpi import launch
 from . import checkpoint
 from .interrupts import critical
 from .summary import RunSummary
@@ -39,6 +40,8 @@ def open_folder(out: Path) -> None:
         Before anything is solved, naming the folder and the reason.
     """
     out = Path(out)
+    if not launch().root:                       # rank 0 makes and writes the folder
+        return
     try:
         out.mkdir(parents=True, exist_ok=True)
         removed = clean_temporaries(out)
@@ -112,6 +115,8 @@ class RunFolder:
         self.analysis = analysis
         self.pvd: list = []
         self._encoded: dict = {}       # JSON text of the steps and series written so far
+        #: whether this process writes (rank 0 of an MPI launch; the others compute the same)
+        self.writes = launch().root
 
     def resume(self, cp: checkpoint.Checkpoint) -> dict:
         """Take over the folder of the run ``cp`` came from: its ``.pvd`` entries.
@@ -154,9 +159,11 @@ class RunFolder:
         """
         if not self.vtu:
             return
-        write_vtu(self.out / fname, self.problem, state, extra)
+        if self.writes:
+            write_vtu(self.out / fname, self.problem, state, extra)
         self.pvd.append((float(t), fname))
-        write_pvd(self.out / f"{self.name}.pvd", self.pvd)
+        if self.writes:
+            write_pvd(self.out / f"{self.name}.pvd", self.pvd)
 
     def write_summary(self, summary: RunSummary) -> None:
         """Replace ``summary.json`` with ``summary``.
@@ -166,7 +173,8 @@ class RunFolder:
         summary : RunSummary
             What the file is to say.
         """
-        write_summary(self.out / "summary.json", summary.as_dict(), self._encoded)
+        if self.writes:
+            write_summary(self.out / "summary.json", summary.as_dict(), self._encoded)
 
     def step(self, step: WrittenStep, summary: RunSummary) -> None:
         """Write a whole step: VTU and index, ``summary`` and the restart file.
@@ -179,6 +187,10 @@ class RunFolder:
             The summary with the step's entry (and still incomplete:
             :meth:`RunSummary.mark_incomplete`).
         """
+        if not self.writes:
+            if step.vtu is not None:
+                self.vtu_file(step.vtu, step.time, step.state, step.point_data)
+            return
         with critical():
             if step.vtu is not None:
                 self.vtu_file(step.vtu, step.time, step.state, step.point_data)

@@ -36,6 +36,13 @@ one place that validates a name, resolves ``auto`` and falls back.
     its exact factorisation); see :mod:`fecontact.solve.projected`.  Every
     body must be supported.
 
+``petsc``
+    The same projected GMRES with PETSc's distributed matrices and
+    multigrid (GAMG), across the ranks of an MPI launch; see
+    :mod:`fecontact.solve.petsc`.  Needs petsc4py and mpi4py (optional).
+    ``auto`` picks it, and only it, when the process is one of several MPI
+    ranks.
+
 Bodies in finite strain
     The bulk block is then the tangent ``K(u)`` of each iterate
     (``ev.K``).  ``direct`` factorises each Jacobian as always.  The others
@@ -60,6 +67,7 @@ import scipy.sparse.linalg as spla
 
 from .choice import choose, problem_size
 from .factor import factorized_reference_solve
+from .mpi import launch
 from .projected import KrylovBackend
 from .schur import SchurBackend
 
@@ -208,11 +216,20 @@ BACKENDS: dict[str, BackendFactory] = {
     "factorization": BackendFactory(lambda problem, matrix, tolerance:
                                     KrylovBackend(problem, matrix, "factorization", tolerance),
                                     krylov=True),
+    "petsc": BackendFactory(lambda problem, matrix, tolerance:
+                            _petsc_backend(problem, matrix, tolerance), krylov=True),
 }
 #: the backends that solve by projected GMRES (every body must be supported)
 KRYLOV_BACKENDS = tuple(name for name, factory in BACKENDS.items() if factory.krylov)
 #: every name a case or the command line may give, as listed in messages
 CHOICES = ("auto", *BACKENDS)
+
+
+def _petsc_backend(problem, matrix, tolerance: float) -> LinearBackend:
+    """The ``petsc`` backend (imported when asked for: petsc4py is optional)."""
+    from .petsc import PetscBackend
+
+    return PetscBackend(problem, matrix, tolerance)
 
 
 def unknown_backend_message(name: str) -> str:
@@ -233,7 +250,8 @@ def unknown_backend_message(name: str) -> str:
 def candidates(name: str, problem, matrix=None, increments: int = 1) -> tuple:
     """The registered backends ``make_backend(name, problem)`` tries, in order, and why.
 
-    A named backend is tried alone.  ``auto`` tries every backend the cost
+    A named backend is tried alone.  Under an MPI launch of several ranks
+    ``auto`` is ``petsc``.  Otherwise ``auto`` tries every backend the cost
     model of :mod:`fecontact.solve.choice` lets fit in memory, cheapest
     first, with ``direct`` at the latest last (each when the previous
     cannot serve the problem); the Krylov backends only when every body is
@@ -264,6 +282,9 @@ def candidates(name: str, problem, matrix=None, increments: int = 1) -> tuple:
     """
     if name != "auto":
         return (name,), ""
+    ranks = launch().size
+    if ranks > 1:
+        return ("petsc",), f"petsc: {ranks} MPI ranks"
     return choose(problem_size(problem, increments, matrix))
 
 

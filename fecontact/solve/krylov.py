@@ -44,7 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
+
+from .constraints import split_constraints
 
 
 @dataclass(frozen=True)
@@ -215,13 +216,6 @@ def gmres(apply, b: np.ndarray, precondition, atol: float, max_iterations: int,
     return x, iterations, beta <= atol
 
 
-def _rows_without(G: sp.csr_matrix) -> np.ndarray:
-    """Rows of ``G`` with no nonzero entry."""
-    G = G.tocsr()
-    G.eliminate_zeros()
-    return np.diff(G.indptr) == 0
-
-
 def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: sp.spmatrix,
                     b1: np.ndarray, b2: np.ndarray, precondition, atol: float,
                     max_iterations: int = 500) -> tuple:
@@ -258,72 +252,20 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
         When the sliding block ``G_ss`` or ``S = F_c E_hat`` is singular
         (redundant constraints, a free rigid-body mode).
     """
-    E, F, G = sp.csc_matrix(E), sp.csr_matrix(F), sp.csr_matrix(G)
-    D = sp.csr_matrix(D)
-    constraint = _rows_without(G)
-    c, s = np.flatnonzero(constraint), np.flatnonzero(~constraint)
-    Fc, Fs = F[c], F[s]
-    Ec, Es = E[:, c], E[:, s]
-    if s.size:
-        lu_s = _factor(sp.csc_matrix(G[s][:, s]), "sliding block G_ss")
-        Gsc = G[s][:, c]
-        EsGinv = _times_inverse(Es, lu_s)
-        E_hat = (Ec - EsGinv @ Gsc).tocsc()
-        r_hat = b1 - EsGinv @ b2[s]
-    else:
-        EsGinv = None
-        E_hat, r_hat = Ec, b1.copy()
+    split = split_constraints(D, E, F, G, b1, b2)
 
     def apply_A(x):
-        y = apply_K(x) + D @ x
-        if EsGinv is not None:
-            y -= EsGinv @ (Fs @ x)
-        return y
+        return apply_K(x) + split.C @ x
 
-    if c.size:
-        lu_c = _factor(sp.csc_matrix(Fc @ E_hat), "constraint block F_c E")
+    def project(x):
+        return x - split.E_hat @ split.constraint_solve(split.F_c @ x) if split.c.size else x
 
-        def project(x):
-            return x - E_hat @ lu_c.solve(Fc @ x)
-
-        du_p = E_hat @ lu_c.solve(b2[c])
-    else:
-        def project(x):
-            return x
-        du_p = np.zeros_like(b1)
-
-    r_prime = r_hat - apply_A(du_p)
+    r_prime = split.r_hat - apply_A(split.du_p)
     if hasattr(precondition, "constrained"):
-        precondition = precondition.constrained(Fc)
+        precondition = precondition.constrained(split.F_c)
     delta, iterations, converged = gmres(lambda x: project(apply_A(x)), project(r_prime),
                                          lambda r: project(precondition(r)), atol, max_iterations)
-    du = du_p + delta
-    rest = r_prime - apply_A(delta)
-    dl = np.zeros(b2.size)
-    if c.size:
-        dl[c] = lu_c.solve(Fc @ rest)
-    if s.size:
-        dl[s] = lu_s.solve(b2[s] - Gsc @ dl[c] - Fs @ du)
-    residual = float(np.linalg.norm(b1 - apply_K(du) - D @ du - E @ dl))
+    du = split.du_p + delta
+    dl = split.multipliers(split.F_c @ (r_prime - apply_A(delta)), du)
+    residual = float(np.linalg.norm(b1 - apply_K(du) - sp.csr_matrix(D) @ du - E @ dl))
     return du, dl, KrylovReport(iterations, residual, converged)
-
-
-def _times_inverse(E: sp.spmatrix, lu) -> sp.csr_matrix:
-    """``E G^{-1}`` (``lu`` factors ``G``), computed on the nonzero rows of ``E`` only."""
-    E = sp.csr_matrix(E)
-    rows = np.flatnonzero(np.diff(E.indptr))
-    if rows.size == 0:
-        return sp.csr_matrix(E.shape)
-    block = lu.solve(np.ascontiguousarray(E[rows].toarray().T), trans="T").T     # (rows, s)
-    coo = sp.coo_matrix(block)
-    return sp.csr_matrix((coo.data, (rows[coo.row], coo.col)), shape=E.shape)
-
-
-def _factor(A: sp.csc_matrix, what: str):
-    """Sparse LU of a small block; singular blocks raise ``LinAlgError`` naming it."""
-    if A.shape[0] == 0:
-        raise np.linalg.LinAlgError(f"empty {what}")
-    try:
-        return spla.splu(A)
-    except RuntimeError as err:
-        raise np.linalg.LinAlgError(f"singular {what}: {err}") from None

@@ -22,6 +22,36 @@ REFRESH = 2.0
 SETTLED = 2
 
 
+class SettlingForcing:
+    """The forcing term of inexact Newton steps: loose while the contact status changes, exact after.
+
+    While the contact status still changes between iterates, the step is
+    provisional and ``eta_max`` is enough.  Once it has settled (the same
+    over :data:`SETTLED` steps in a row), what is left is (nearly) a
+    linear problem that one accurate step solves: the step is solved to
+    the floor (``eta = 0``).  On ``hertz3d`` this spends fewer Krylov
+    iterations in all than Eisenstat and Walker's forcing terms, which
+    split the last linear solve into two.
+
+    Parameters
+    ----------
+    eta_max : float
+    """
+
+    def __init__(self, eta_max: float):
+        self.eta_max = eta_max
+        self._status = None
+        self._same = 0
+
+    def __call__(self, status: np.ndarray) -> float:
+        """``eta`` for the step at an iterate of contact status ``status`` (remembered), float."""
+        previous, self._status = self._status, status.copy()
+        same = previous is not None and previous.shape == status.shape \
+            and np.array_equal(previous, status)
+        self._same = self._same + 1 if same else 0
+        return 0.0 if self._same >= SETTLED else self.eta_max
+
+
 class KrylovBackend:
     r"""Projected GMRES on the Newton system, preconditioned by one fixed approximation of ``K^{-1}``.
 
@@ -101,22 +131,13 @@ class KrylovBackend:
         self._setup_of_matrix = True            # until a tangent replaces it (finite strain)
         self.varies = bool(getattr(problem.system, "finite_strain", ()))
         self.lagged = LaggedSetup(refresh)
-        self._status = None
-        self._same = 0
+        self._forcing = SettlingForcing(eta_max)
         self.tolerance = tolerance
         self.eta_max = eta_max
         self.iterations = 0
 
     def forcing(self, status: np.ndarray) -> float:
-        """Relative tolerance ``eta`` of the next linear solve.
-
-        While the contact status still changes between iterates, the step is
-        provisional and ``eta_max`` is enough.  Once it has settled (the same
-        over :data:`SETTLED` steps in a row), what is left is (nearly) a
-        linear problem that one accurate step solves: the step is solved to
-        the floor (``eta = 0``).  On ``hertz3d`` this
-        spends fewer Krylov iterations in all than Eisenstat and Walker's
-        forcing terms, which split the last linear solve into two.
+        """Relative tolerance ``eta`` of the next linear solve (:class:`SettlingForcing`).
 
         Parameters
         ----------
@@ -128,11 +149,7 @@ class KrylovBackend:
         float
             ``0.0`` or ``eta_max``.
         """
-        previous, self._status = self._status, status.copy()
-        same = previous is not None and previous.shape == status.shape \
-            and np.array_equal(previous, status)
-        self._same = self._same + 1 if same else 0
-        return 0.0 if self._same >= SETTLED else self.eta_max
+        return self._forcing(status)
 
     def solve(self, ev) -> np.ndarray:
         """The Newton step of ``J dx = -R``, inexact in the equilibrium rows (see the class).

@@ -1,0 +1,327 @@
+r"""The ``petsc`` backend: the Newton systems solved across MPI ranks with PETSc.
+
+Every rank holds the model and the Newton iterate (a replicated model, as
+MOOSE's default ``ReplicatedMesh``); the linear algebra is distributed.  The
+reduced unknowns are split among the ranks by recursive coordinate bisection
+(:mod:`fecontact.solve.partition`); each rank owns a contiguous block of rows
+of the bulk matrix, assembled into a PETSc ``MPIAIJ`` matrix, and of every
+Krylov vector.
+
+Each Newton system is solved as in the ``amg`` backend
+(:mod:`fecontact.solve.krylov`), with PETSc's objects: after the constraint
+split (:mod:`fecontact.solve.constraints`), flexible GMRES (``fgmres``,
+restarted every 100 iterations, right-preconditioned, on the unpreconditioned
+residual) runs on ``P (K + C)``, preconditioned by ``P M^{-1}`` with ``M^{-1}``
+one V-cycle of PETSc's smoothed-aggregation multigrid (``gamg``) of ``K``
+with the rigid-body modes as near-null space, set up once.  The contact
+pieces ``C``, ``E_hat``, ``F_c`` are supported on the contact unknowns:
+their products need the vector only there, which every rank gets by one
+all-reduce of that small set (:class:`ContactGather`), while ``K x`` is
+PETSc's distributed product.  The inexact-Newton tolerances are those of
+the ``amg`` backend (:class:`fecontact.solve.projected.SettlingForcing`).
+
+Each Newton step is gathered on every rank (one all-gather per step), so
+all ranks take the same decisions; the residual, the contact search and the
+line search are computed by every rank on the whole model.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import scipy.sparse as sp
+
+from .amg import rigid_body_modes
+from .constraints import split_constraints
+from .mpi import petsc
+from .partition import partition_rows
+from .projected import SettlingForcing
+from .schur import contact_block, open_rows
+
+logger = logging.getLogger(__name__)
+
+#: GMRES restart length and most iterations per Newton step (as :func:`fecontact.solve.krylov.gmres`)
+RESTART = 100
+MAX_ITERATIONS = 500
+
+
+class ContactGather:
+    """The values of a distributed vector at a few reduced unknowns, on every rank.
+
+    Parameters
+    ----------
+    columns : ndarray of int, shape (m,)
+        Reduced unknowns (original numbering).
+    position : ndarray of int, shape (n,)
+        Distributed position of every reduced unknown.
+    start, stop : int
+        The positions this rank owns.
+    mpi : mpi4py.MPI.Comm
+    """
+
+    def __init__(self, columns: np.ndarray, position: np.ndarray, start: int, stop: int, mpi):
+        where = position[columns]
+        self.mine = np.flatnonzero((where >= start) & (where < stop))
+        self.local = where[self.mine] - start
+        self.size = columns.size
+        self.mpi = mpi
+
+    def __call__(self, x_local: np.ndarray) -> np.ndarray:
+        """Values at the columns, shape (m,), from this rank's entries ``x_local``, shape (n_rank,)."""
+        from mpi4py import MPI
+
+        values = np.zeros(self.size)
+        values[self.mine] = x_local[self.local]
+        self.mpi.Allreduce(MPI.IN_PLACE, values, op=MPI.SUM)
+        return values
+
+
+class PetscBackend:
+    """Projected flexible GMRES with PETSc's multigrid, across MPI ranks (see the module).
+
+    Parameters
+    ----------
+    problem : fecontact.solve.problem.ContactProblem
+    matrix : sparse matrix, shape (n_reduced, n_reduced), optional
+        The constant bulk block when it is not ``K_hat`` (a time step).
+    tolerance : float
+        Newton's relative tolerance; steps are solved to at least a tenth of it.
+    eta_max : float
+        Relative tolerance of the steps taken while the contact status changes.
+
+    Attributes
+    ----------
+    iterations : int
+        GMRES iterations spent so far.
+    ranks : int
+    rows : fecontact.solve.partition.RowPartition
+
+    Raises
+    ------
+    RuntimeError
+        A body is held only by contact, a body is in finite strain, or
+        petsc4py is not installed.
+    """
+
+    name = "petsc"
+
+    def __init__(self, problem, matrix=None, tolerance: float = 1e-9, eta_max: float = 0.1):
+        self.PETSc = petsc()
+        self.comm = self.PETSc.COMM_WORLD
+        self.mpi = self.comm.tompi4py()
+        system = problem.system
+        if getattr(system, "finite_strain", ()):
+            raise RuntimeError("the petsc backend solves small-strain bodies only")
+        if matrix is None and system.free_modes().shape[1]:
+            raise RuntimeError("a body is held only by contact (its stiffness matrix is singular)")
+        self.problem = problem
+        self.ranks, rank = self.comm.size, self.comm.rank
+        self.rows = partition_rows(system, self.ranks)
+        self.owned = self.rows.owned(rank)
+        self.start, self.stop = int(self.rows.starts[rank]), int(self.rows.starts[rank + 1])
+        bulk = system.K_hat if matrix is None else matrix
+        self.K = self._distributed(bulk)
+        modes = rigid_body_modes(system)
+        self._near_null = [self._vector(m) for m in _orthonormal(modes).T]
+        self.K.setNearNullSpace(self.PETSc.NullSpace().create(vectors=self._near_null,
+                                                              comm=self.comm))
+        self.multigrid = self._multigrid()
+        self.tolerance = tolerance
+        self._forcing = SettlingForcing(eta_max)
+        self.iterations = 0
+
+    # -- distributed objects --------------------------------------------------------------
+
+    def _distributed(self, A: sp.spmatrix):
+        """The rows of ``A`` this rank owns as a PETSc ``MPIAIJ`` matrix (distributed numbering)."""
+        A = sp.csr_matrix(A)[self.owned]
+        local = sp.csr_matrix((A.data, self.rows.position[A.indices], A.indptr), shape=A.shape)
+        local.sort_indices()
+        n_local, n = self.owned.size, A.shape[1]
+        index = self.PETSc.IntType
+        M = self.PETSc.Mat().createAIJ(size=((n_local, n), (n_local, n)),
+                                       csr=(local.indptr.astype(index), local.indices.astype(index),
+                                            local.data), comm=self.comm)
+        M.assemble()
+        return M
+
+    def _vector(self, full: np.ndarray | None = None):
+        """A distributed vector, this rank's entries of ``full`` (shape (n,)) or zeros."""
+        v = self.K.createVecLeft()
+        if full is not None:
+            v.setArray(np.asarray(full, dtype=float)[self.owned])
+        return v
+
+    def _multigrid(self):
+        """GAMG of ``K``, set up (one V-cycle per application)."""
+        pc = self.PETSc.PC().create(comm=self.comm)
+        pc.setType("gamg")
+        pc.setOperators(self.K)
+        pc.setUp()
+        return pc
+
+    def gather(self, local: np.ndarray) -> np.ndarray:
+        """The whole vector, shape (n,), in the original numbering, from every rank's entries."""
+        counts = self.rows.counts
+        ordered = np.empty(int(counts.sum()))
+        self.mpi.Allgatherv(np.ascontiguousarray(local, dtype=float), [ordered, counts])
+        full = np.empty_like(ordered)
+        full[self.rows.order] = ordered
+        return full
+
+    def _norm(self, local: np.ndarray) -> float:
+        """Euclidean norm of a distributed vector from this rank's entries."""
+        return float(np.sqrt(self.mpi.allreduce(float(local @ local))))
+
+    def _krylov(self, operator, precondition, atol: float):
+        """A KSP of flexible GMRES on the Python ``operator`` with the Python ``precondition``."""
+        PETSc = self.PETSc
+        n_local, n = self.owned.size, self.rows.order.size
+        A = PETSc.Mat().createPython(((n_local, n), (n_local, n)), operator, comm=self.comm)
+        A.setUp()
+        ksp = PETSc.KSP().create(comm=self.comm)
+        ksp.setType("fgmres")
+        ksp.setGMRESRestart(RESTART)
+        ksp.setOperators(A)
+        ksp.setPCSide(PETSc.PC.Side.RIGHT)
+        ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
+        ksp.setTolerances(rtol=0.0, atol=atol, divtol=1e300, max_it=MAX_ITERATIONS)
+        pc = ksp.getPC()
+        pc.setType("python")
+        pc.setPythonContext(precondition)
+        ksp.setUp()
+        return ksp
+
+    # -- the backend contract -------------------------------------------------------------
+
+    def forcing(self, status: np.ndarray) -> float:
+        """Relative tolerance of the next step (:class:`~fecontact.solve.projected.SettlingForcing`)."""
+        return self._forcing(status)
+
+    def solve(self, ev) -> np.ndarray:
+        """The Newton step of ``J dx = -R`` (equilibrium rows inexact), shape (n + m,), on every rank.
+
+        Raises
+        ------
+        RuntimeError
+            GMRES did not reach the tolerance of the step.
+        """
+        n = ev.n_reduced
+        eta = self.forcing(ev.contact.status)
+        atol = max(eta * float(np.linalg.norm(ev.residual)), 0.1 * self.tolerance * ev.force_scale)
+        b1, b2 = -ev.residual[:n], -ev.residual[n:]
+        J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
+        trivial, dlam = open_rows(J21, J22, b2)
+        b1 = b1 - J12[:, trivial] @ dlam[trivial]
+        engaged = np.flatnonzero(~trivial)
+        D, E = contact_block(ev), J12[:, engaged]
+        split = split_constraints(D, E, J21[engaged], J22[engaged][:, engaged], b1, b2[engaged])
+        du, dl_engaged, iterations, converged, residual = self._projected_solve(split, D, E, b1, atol)
+        self.iterations += iterations
+        logger.debug("  petsc: %d iterations, residual %.3e (target %.3e)",
+                     iterations, residual, atol)
+        if not converged:
+            raise RuntimeError(f"GMRES did not reach {atol:.3e} (residual {residual:.3e})")
+        dlam[engaged] = dl_engaged
+        return np.concatenate([du, dlam])
+
+    def _projected_solve(self, split, D, E, b1: np.ndarray, atol: float) -> tuple:
+        """``du`` (whole), ``dl`` (engaged), iterations, converged, equilibrium residual."""
+        C, Fc = split.C.tocsc(), split.F_c.tocsc()
+        columns = np.union1d(np.flatnonzero(np.diff(C.indptr)), np.flatnonzero(np.diff(Fc.indptr)))
+        at_contact = ContactGather(columns, self.rows.position, self.start, self.stop, self.mpi)
+        C_local = sp.csr_matrix(split.C)[self.owned][:, columns]
+        Fc_local = split.F_c.tocsr()[:, columns]
+        E_local = sp.csr_matrix(split.E_hat)[self.owned]
+        K, work = self.K, self._vector()
+
+        def apply_A(x_local):
+            work.setArray(x_local)
+            y = self._vector()
+            K.mult(work, y)
+            return y.getArray() + C_local @ at_contact(x_local)
+
+        def project(y_local):
+            if not split.c.size:
+                return y_local
+            return y_local - E_local @ split.constraint_solve(Fc_local @ at_contact(y_local))
+
+        du_p = split.du_p[self.owned]
+        r_prime = split.r_hat[self.owned] - apply_A(du_p)
+        ksp = self._krylov(_Operator(lambda x: project(apply_A(x))),
+                           _Preconditioner(self.multigrid, project), atol)
+        rhs, delta = self._vector(), self._vector()
+        rhs.setArray(project(r_prime))
+        ksp.solve(rhs, delta)
+        iterations, converged = ksp.getIterationNumber(), ksp.getConvergedReason() > 0
+        delta_local = delta.getArray().copy()
+        rest = r_prime - apply_A(delta_local)
+        du = self.gather(du_p + delta_local)
+        dl = split.multipliers(Fc_local @ at_contact(rest), du)
+        work.setArray(du[self.owned])
+        Kdu = self._vector()
+        K.mult(work, Kdu)
+        equilibrium = b1[self.owned] - Kdu.getArray() - sp.csr_matrix(D)[self.owned] @ du \
+            - sp.csr_matrix(E)[self.owned] @ dl
+        ksp.destroy()
+        return du, dl, iterations, converged, self._norm(equilibrium)
+
+    def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K x = rhs``, shape (n_reduced,), from scratch: a new multigrid and the same GMRES.
+
+        To a tenth of :attr:`tolerance` relative to ``|rhs|``, as
+        :func:`fecontact.solve.amg.plain_krylov_solve`.
+
+        Raises
+        ------
+        RuntimeError
+            GMRES did not converge in :data:`MAX_ITERATIONS` iterations.
+        """
+        multigrid = self._multigrid()
+        K, work = self.K, self._vector()
+
+        def apply(x_local):
+            work.setArray(x_local)
+            y = self._vector()
+            K.mult(work, y)
+            return y.getArray()
+
+        atol = 0.1 * self.tolerance * float(np.linalg.norm(rhs))
+        ksp = self._krylov(_Operator(apply), _Preconditioner(multigrid, lambda y: y), atol)
+        b, x = self._vector(rhs), self._vector()
+        ksp.solve(b, x)
+        converged = ksp.getConvergedReason() > 0
+        ksp.destroy()
+        multigrid.destroy()
+        if not converged:
+            raise RuntimeError("GMRES did not converge on the linear reference")
+        return self.gather(x.getArray())
+
+
+class _Operator:
+    """A petsc4py Python matrix context: ``y = apply(x)`` on this rank's entries."""
+
+    def __init__(self, apply):
+        self.apply = apply
+
+    def mult(self, mat, x, y):
+        y.setArray(self.apply(x.getArray(readonly=True)))
+
+
+class _Preconditioner:
+    """A petsc4py Python preconditioner context: ``y = project(M^{-1} x)``."""
+
+    def __init__(self, multigrid, project):
+        self.multigrid = multigrid
+        self.project = project
+
+    def apply(self, pc, x, y):
+        self.multigrid.apply(x, y)
+        y.setArray(self.project(y.getArray(readonly=True)))
+
+
+def _orthonormal(modes: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the columns of ``modes``, shape (n, k) (PETSc's null spaces need one)."""
+    q, _ = np.linalg.qr(modes)
+    return q
