@@ -216,8 +216,9 @@ BACKENDS: dict[str, BackendFactory] = {
     "factorization": BackendFactory(lambda problem, matrix, tolerance:
                                     KrylovBackend(problem, matrix, "factorization", tolerance),
                                     krylov=True),
+    # bodies held only by contact are served (the multigrid of the pinned stiffness)
     "petsc": BackendFactory(lambda problem, matrix, tolerance:
-                            _petsc_backend(problem, matrix, tolerance), krylov=True),
+                            _petsc_backend(problem, matrix, tolerance)),
 }
 #: the backends that solve by projected GMRES (every body must be supported)
 KRYLOV_BACKENDS = tuple(name for name, factory in BACKENDS.items() if factory.krylov)
