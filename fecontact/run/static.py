@@ -319,6 +319,7 @@ class StaticRun(RunAnalysis):
                 "coupling_displacement": problem.system.coupling_displacements(state.u) or None,
                 "pairs": [p.as_dict() for p in pair_results(problem, state)],
                 "nested": None if self.predictor is None else self.predictor.summary(),
+                "parallel": backend.report() if hasattr(backend, "report") else None,
                 "max_newton_iterations_per_increment": max(
                     (n for st in steps for n in st.get("increment_iterations", [])), default=0)}
 

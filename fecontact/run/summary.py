@@ -10,7 +10,7 @@ static
     ``reduced_dofs``, ``contact_nodes``, ``backend``, ``backend_choice``, ``overrides``,
     ``converged``, ``steps``, ``restarts``, ``reason``, ``timings``,
     ``reaction``, ``coupling_displacement``, ``pairs``,
-    ``max_newton_iterations_per_increment``, ``nested``, ``check``, ``metrics``
+    ``max_newton_iterations_per_increment``, ``nested``, ``parallel``, ``check``, ``metrics``
 dynamic
     ``case``, ..., ``contact_nodes``, ``overrides``, ``integrator``, ``dt``,
     ``t_end``, ``contact_mass``, ``project_velocities``, ``converged``,
@@ -33,7 +33,7 @@ HEAD = ("case", "case_file", "analysis", "dim", "dofs", "reduced_dofs", "contact
 SERIES = ("time_series", "energy")
 CONCLUSION = {
     "static": ("timings", "reaction", "coupling_displacement", "pairs",
-               "max_newton_iterations_per_increment", "nested", "check", "metrics"),
+               "max_newton_iterations_per_increment", "nested", "parallel", "check", "metrics"),
     "dynamic": ("coupling_displacement", "pairs", "check", "metrics", "timings",
                 "max_newton_iterations_per_step"),
 }
@@ -123,6 +123,10 @@ class RunSummary:
         unknowns, backend and Newton iterations, increments started from its
         prediction (``used``) or not (``declined``, ``failed``), and seconds
         (:meth:`fecontact.analysis.nested.NestedPrediction.summary`).
+    parallel : dict or None
+        A ``petsc`` run (static): MPI ranks, rows owned per rank, the
+        multigrid used and every rank's peak memory
+        (:meth:`fecontact.solve.petsc.PetscBackend.report`).
     check : dict or None
         The independent residual check of the final state.
     metrics : dict or None
@@ -157,6 +161,7 @@ class RunSummary:
     pairs: list | None = None
     max_newton_iterations_per_increment: int | None = None
     nested: dict | None = None
+    parallel: dict | None = None
     check: dict | None = None
     metrics: dict | None = None
     max_newton_iterations_per_step: int | None = None

@@ -303,6 +303,25 @@ class PetscBackend:
         ksp.destroy()
         return du, dl, iterations, converged, self._norm(equilibrium)
 
+    def report(self) -> dict:
+        """What ``summary.json`` says of the parallel solve (a collective call: every rank makes it).
+
+        Returns
+        -------
+        dict
+            ``ranks``; ``rows_per_rank`` (rows of the distributed matrices,
+            identity rows included); ``multigrid`` (the PETSc preconditioner
+            type); ``peak_memory_gb_per_rank`` (each process's peak resident
+            memory so far, ``ru_maxrss``).
+        """
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6      # kB on Linux
+        return {"ranks": self.ranks,
+                "rows_per_rank": [int(c) for c in self.rows.counts],
+                "multigrid": self.multigrid.getType(),
+                "peak_memory_gb_per_rank": [float(p) for p in self.mpi.allgather(peak)]}
+
     def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
         """``K x = rhs``, shape (n_reduced,), from scratch: a new multigrid and the same GMRES.
 
