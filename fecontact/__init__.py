@@ -66,6 +66,7 @@ if TYPE_CHECKING:                      # what static tools and editors see
     from .run.static import run as run_case
     from .run.verify import ResidualCheck, residual_check
     from .solve.backends import make_backend
+    from .solve.mpi import Launch, launch
     from .solve.bulk import BulkTerms, StaticBulk
     from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
     from .solve.problem import ContactProblem, Evaluation, Increment, automatic_augmentation
@@ -124,6 +125,8 @@ _EXPORTS = {
     "ResidualCheck": ".run.verify",
     "residual_check": ".run.verify",
     "make_backend": ".solve.backends",
+    "Launch": ".solve.mpi",
+    "launch": ".solve.mpi",
     "BulkTerms": ".solve.bulk",
     "StaticBulk": ".solve.bulk",
     "NewtonOptions": ".solve.newton",
@@ -165,6 +168,7 @@ __all__ = [
     # the problem and its solution
     "ContactProblem", "Increment", "Evaluation", "BulkTerms", "StaticBulk", "StepState",
     "IncrementStart", "NewtonOptions", "NewtonResult", "semismooth_newton", "make_backend",
+    "launch", "Launch",
     # analyses
     "SteppingOptions", "StepRecord", "run_steps", "DynamicAnalysis", "DynamicsOptions",
     "DynamicState",

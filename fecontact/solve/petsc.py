@@ -28,6 +28,7 @@ line search are computed by every rank on the whole model.
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -61,6 +62,22 @@ def multigrid_type(PETSc) -> str:
     return "gamg"
 
 
+class Stopwatch:
+    """Seconds spent inside ``with`` blocks of it (the explicit collectives of the backend)."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._tic = 0.0
+
+    def __enter__(self):
+        self._tic = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds += time.perf_counter() - self._tic
+        return False
+
+
 class ContactGather:
     """The values of a distributed vector at a few reduced unknowns, on every rank.
 
@@ -75,12 +92,14 @@ class ContactGather:
     mpi : mpi4py.MPI.Comm
     """
 
-    def __init__(self, columns: np.ndarray, position: np.ndarray, start: int, stop: int, mpi):
+    def __init__(self, columns: np.ndarray, position: np.ndarray, start: int, stop: int, mpi,
+                 clock: "Stopwatch | None" = None):
         where = position[columns]
         self.mine = np.flatnonzero((where >= start) & (where < stop))
         self.local = where[self.mine] - start
         self.size = columns.size
         self.mpi = mpi
+        self.clock = clock or Stopwatch()
 
     def __call__(self, x_local: np.ndarray) -> np.ndarray:
         """Values at the columns, shape (m,), from this rank's entries ``x_local``, shape (n_rank,)."""
@@ -88,7 +107,8 @@ class ContactGather:
 
         values = np.zeros(self.size)
         values[self.mine] = x_local[self.local]
-        self.mpi.Allreduce(MPI.IN_PLACE, values, op=MPI.SUM)
+        with self.clock:
+            self.mpi.Allreduce(MPI.IN_PLACE, values, op=MPI.SUM)
         return values
 
 
@@ -149,6 +169,8 @@ class PetscBackend:
         self.tolerance = tolerance
         self._forcing = SettlingForcing(eta_max)
         self.iterations = 0
+        #: seconds in the backend's own collectives (contact gathers, step gathers, norms)
+        self.collectives = Stopwatch()
 
     # -- distributed objects --------------------------------------------------------------
 
@@ -200,12 +222,14 @@ class PetscBackend:
     def gather(self, local: np.ndarray) -> np.ndarray:
         """The whole vector, shape (n,), in the original numbering, from every rank's entries."""
         ordered = np.empty(self.rows.size)
-        self.mpi.Allgatherv(np.ascontiguousarray(local, dtype=float), [ordered, self.rows.counts])
+        with self.collectives:
+            self.mpi.Allgatherv(np.ascontiguousarray(local, dtype=float), [ordered, self.rows.counts])
         return ordered[self.rows.position]
 
     def _norm(self, local: np.ndarray) -> float:
         """Euclidean norm of a distributed vector from this rank's entries."""
-        return float(np.sqrt(self.mpi.allreduce(float(local @ local))))
+        with self.collectives:
+            return float(np.sqrt(self.mpi.allreduce(float(local @ local))))
 
     def _krylov(self, operator, precondition, atol: float):
         """A KSP of flexible GMRES on the Python ``operator`` with the Python ``precondition``."""
@@ -263,7 +287,8 @@ class PetscBackend:
         """``du`` (whole), ``dl`` (engaged), iterations, converged, equilibrium residual."""
         C, Fc = split.C.tocsc(), split.F_c.tocsc()
         columns = np.union1d(np.flatnonzero(np.diff(C.indptr)), np.flatnonzero(np.diff(Fc.indptr)))
-        at_contact = ContactGather(columns, self.rows.position, self.start, self.stop, self.mpi)
+        at_contact = ContactGather(columns, self.rows.position, self.start, self.stop, self.mpi,
+                                   self.collectives)
         C_rows = sp.csr_matrix(split.C)[self.owned][:, columns]
         Fc_columns = split.F_c.tocsr()[:, columns]
         E_rows = sp.csr_matrix(split.E_hat)[self.owned]
@@ -312,7 +337,9 @@ class PetscBackend:
             ``ranks``; ``rows_per_rank`` (rows of the distributed matrices,
             identity rows included); ``multigrid`` (the PETSc preconditioner
             type); ``peak_memory_gb_per_rank`` (each process's peak resident
-            memory so far, ``ru_maxrss``).
+            memory so far, ``ru_maxrss``); ``collective_seconds_per_rank``
+            (in the backend's own all-reduces and all-gathers, waiting
+            included; PETSc's products exchange their halos besides).
         """
         import resource
 
@@ -320,7 +347,9 @@ class PetscBackend:
         return {"ranks": self.ranks,
                 "rows_per_rank": [int(c) for c in self.rows.counts],
                 "multigrid": self.multigrid.getType(),
-                "peak_memory_gb_per_rank": [float(p) for p in self.mpi.allgather(peak)]}
+                "peak_memory_gb_per_rank": [float(p) for p in self.mpi.allgather(peak)],
+                "collective_seconds_per_rank": [float(c) for c in
+                                                self.mpi.allgather(self.collectives.seconds)]}
 
     def reference_solve(self, rhs: np.ndarray) -> np.ndarray:
         """``K x = rhs``, shape (n_reduced,), from scratch: a new multigrid and the same GMRES.
