@@ -59,6 +59,7 @@ PAGES = [
     ("Performance at scale", "scaling.md"),
     ("Choosing the linear solver", "backend_choice.md"),
     ("Comparison with GetFEM", "comparison.md"),
+    ("Parallel runs (MPI, PETSc)", "parallel.md"),
     ("Architecture", "architecture.md"),
     ("Design decisions", "decisions.md"),
 ]

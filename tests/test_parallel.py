@@ -176,4 +176,8 @@ def test_parallel_run_writes_each_file_once_and_prints_once(tmp_path):
     import json
 
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["backend"] == "petsc" and summary["converged"]
+    assert summary["backend"] == "petsc" and summary["converged"]      # auto under mpirun
+    parallel = summary["parallel"]
+    assert parallel["ranks"] == 2 and len(parallel["peak_memory_gb_per_rank"]) == 2
+    rows = parallel["rows_per_rank"]        # node blocks of 2 rows, balanced to one node
+    assert sum(rows) >= summary["reduced_dofs"] and abs(rows[0] - rows[1]) <= 2

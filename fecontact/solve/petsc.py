@@ -45,10 +45,8 @@ logger = logging.getLogger(__name__)
 #: GMRES restart length and most iterations per Newton step (as :func:`fecontact.solve.krylov.gmres`)
 RESTART = 100
 MAX_ITERATIONS = 500
-#: PETSc's multigrid preconditioners, preferred first; the first this PETSc has is used.  Measured
-#: on hertz3d (51k DOFs, one rank; set-up, then CG to 1e-10 with the rigid-body modes): Trilinos
-#: ML 0.43 s + 16 iterations 0.42 s; GAMG 3.1 s + 20 iterations 0.65 s (unsmoothed: 0.32 s + 44
-#: iterations 0.69 s); hypre BoomerAMG 0.31 s + 17 iterations 1.03 s
+#: PETSc's multigrid preconditioners, preferred first; the first this PETSc has is used (the
+#: measured comparison with GAMG and hypre is on docs/parallel.md, by docs/make_parallel.py)
 MULTIGRID = ("ml", "gamg")
 #: options prefix of the multigrid preconditioner (``-fecontact_pc_type hypre`` in ``PETSC_OPTIONS``)
 OPTIONS_PREFIX = "fecontact_"
