@@ -177,12 +177,21 @@ class BackendFactory:
         ``tolerance`` Newton's relative tolerance.  Raises ``RuntimeError``
         when the backend cannot serve the problem (a singular bulk matrix).
     krylov : bool
-        Whether the backend solves by projected GMRES on the bulk matrix,
-        which needs every body supported (:data:`KRYLOV_BACKENDS`).
+        Whether the backend solves by projected GMRES on the bulk matrix
+        (inexact steps, ``iterations`` counted).
+    supported_only : bool or None
+        Whether it needs every body supported (:data:`KRYLOV_BACKENDS`);
+        default: ``krylov``.
     """
 
     build: Callable[..., LinearBackend]
     krylov: bool = False
+    supported_only: bool | None = None
+
+    @property
+    def needs_support(self) -> bool:
+        """Whether every body must be supported (``supported_only``, else ``krylov``)."""
+        return self.krylov if self.supported_only is None else self.supported_only
 
     def __call__(self, problem, matrix=None, tolerance: float = 1e-9) -> LinearBackend:
         """Build the backend for ``problem``.
@@ -218,10 +227,12 @@ BACKENDS: dict[str, BackendFactory] = {
                                     krylov=True),
     # bodies held only by contact are served (the multigrid of the pinned stiffness)
     "petsc": BackendFactory(lambda problem, matrix, tolerance:
-                            _petsc_backend(problem, matrix, tolerance)),
+                            _petsc_backend(problem, matrix, tolerance), krylov=True,
+                            supported_only=False),
 }
-#: the backends that solve by projected GMRES (every body must be supported)
-KRYLOV_BACKENDS = tuple(name for name, factory in BACKENDS.items() if factory.krylov)
+#: the backends that solve by projected GMRES with the bulk matrix's own preconditioner, so that
+#: every body must be supported (and their ``reference_solve`` solves ``K_hat x = rhs``)
+KRYLOV_BACKENDS = tuple(name for name, factory in BACKENDS.items() if factory.needs_support)
 #: every name a case or the command line may give, as listed in messages
 CHOICES = ("auto", *BACKENDS)
 

@@ -12,8 +12,11 @@ Each Newton system is solved as in the ``amg`` backend
 split (:mod:`fecontact.solve.constraints`), flexible GMRES (``fgmres``,
 restarted every 100 iterations, right-preconditioned, on the unpreconditioned
 residual) runs on ``P (K + C)``, preconditioned by ``P M^{-1}`` with ``M^{-1}``
-one V-cycle of PETSc's smoothed-aggregation multigrid (``gamg``) of ``K``
-with the rigid-body modes as near-null space, set up once.  The contact
+one V-cycle of a smoothed-aggregation multigrid of ``K`` (Trilinos ML
+through PETSc, or PETSc's GAMG: :data:`MULTIGRID`) in node blocks, with the
+rigid-body modes as near-null space, set up once (and again, its
+interpolation kept, with a penalty on the constraint rows for the accurate
+steps: :meth:`PetscBackend._constrain`).  The contact
 pieces ``C``, ``E_hat``, ``F_c`` are supported on the contact unknowns:
 their products need the vector only there, which every rank gets by one
 all-reduce of that small set (:class:`ContactGather`), while ``K x`` is
@@ -34,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .constraints import split_constraints
+from .amg import PENALTY_PRECONDITIONER
 from .factor import pinned_stiffness
 from .mpi import petsc
 from .partition import partition_rows
@@ -162,8 +166,11 @@ class PetscBackend:
         coords = self.PETSc.Vec().createWithArray(
             self.rows.node_coords[self.start // self.rows.block:self.stop // self.rows.block].ravel(),
             bsize=self.rows.block, comm=self.comm)
-        self.K_pc.setNearNullSpace(self.PETSc.NullSpace().createRigidBody(coords))
+        self._rigid = self.PETSc.NullSpace().createRigidBody(coords)
+        self.K_pc.setNearNullSpace(self._rigid)
         self.multigrid = self._multigrid()
+        self._diagonal = None           # diagonal of K_pc at the reduced unknowns (penalty weights)
+        self._constrained = None        # the constraint rows the multigrid was last set up with
         self.tolerance = tolerance
         self._forcing = SettlingForcing(eta_max)
         self.iterations = 0
@@ -172,13 +179,18 @@ class PetscBackend:
 
     # -- distributed objects --------------------------------------------------------------
 
-    def _distributed(self, A: sp.spmatrix):
-        """This rank's rows of ``A`` as a PETSc ``MPIAIJ`` matrix in node blocks (unused rows: identity)."""
+    def _distributed(self, A: sp.spmatrix, unit: float | None = None):
+        """This rank's rows of ``A`` as a PETSc ``MPIAIJ`` matrix in node blocks.
+
+        Rows no unknown takes are identity rows scaled like ``A``'s diagonal,
+        or ``unit`` times the identity when given.
+        """
         A = sp.coo_matrix(sp.csr_matrix(A)[self.owned])
         n_local, n = self.stop - self.start, self.rows.size
-        own_diagonal = A.data[self.owned[A.row] == A.col]
-        total = self.mpi.allreduce(np.array([own_diagonal.sum(), own_diagonal.size], dtype=float))
-        unit = total[0] / max(total[1], 1.0)            # identity rows scaled like the matrix
+        if unit is None:
+            own_diagonal = A.data[self.owned[A.row] == A.col]
+            total = self.mpi.allreduce(np.array([own_diagonal.sum(), own_diagonal.size], dtype=float))
+            unit = total[0] / max(total[1], 1.0)        # identity rows scaled like the matrix
         local = sp.csr_matrix(
             (np.concatenate([A.data, np.full(self.unused.size, unit)]),
              (np.concatenate([self.slots[A.row], self.unused]),
@@ -211,7 +223,12 @@ class PetscBackend:
         """GAMG of ``K``, set up (one V-cycle per application)."""
         pc = self.PETSc.PC().create(comm=self.comm)
         pc.setOptionsPrefix(OPTIONS_PREFIX)
-        pc.setType(multigrid_type(self.PETSc))
+        kind = multigrid_type(self.PETSc)
+        options = self.PETSc.Options()
+        reuse = f"{OPTIONS_PREFIX}pc_{kind}_reuse_interpolation"
+        if kind in ("ml", "gamg") and not options.hasName(reuse):
+            options.setValue(reuse, "true")     # a penalty update keeps the aggregates
+        pc.setType(kind)
         pc.setOperators(self.K_pc)
         pc.setFromOptions()
         pc.setUp()
@@ -272,6 +289,8 @@ class PetscBackend:
         engaged = np.flatnonzero(~trivial)
         D, E = contact_block(ev), J12[:, engaged]
         split = split_constraints(D, E, J21[engaged], J22[engaged][:, engaged], b1, b2[engaged])
+        if eta == 0.0:          # the accurate step: the multigrid of the constrained problem
+            self._constrain(split.F_c)
         du, dl_engaged, iterations, converged, residual = self._projected_solve(split, D, E, b1, atol)
         self.iterations += iterations
         logger.debug("  petsc: %d iterations, residual %.3e (target %.3e)",
@@ -325,6 +344,49 @@ class PetscBackend:
             - sp.csr_matrix(E)[self.owned] @ dl
         ksp.destroy()
         return du, dl, iterations, converged, self._norm(equilibrium)
+
+    def _constrain(self, F_c: sp.spmatrix) -> None:
+        r"""Set the multigrid up again on ``K + F_c^T R F_c`` when the constraint rows have changed.
+
+        The penalty is that of the ``amg`` backend
+        (:meth:`fecontact.solve.amg.AMG.constrained`): ``R_r = stiffness
+        (f_r^2 . diag K) / |f_r|^4``, so each term is ``stiffness`` times the
+        diagonal of ``K`` where it acts.  Without it the V-cycle keeps
+        correcting the constrained unknowns that the projection removes, and
+        GMRES needs several times the iterations of the unconstrained
+        problem.  The multigrid keeps its aggregates and interpolation
+        (``reuse_interpolation``); only the level operators are recomputed,
+        and only when the set of constraint rows differs from the last set-up.
+
+        PETSc recomputes every level's Galerkin product, which costs about
+        half a set-up (the ``amg`` backend adds the penalty's own products,
+        supported on the contact unknowns).  So :meth:`solve` calls this for
+        the accurate steps only (the status settled), where most GMRES
+        iterations are spent; the loose steps before keep the multigrid they
+        have.
+        """
+        F_c = sp.csr_matrix(F_c)
+        key = (F_c.shape, F_c.indptr.tobytes(), F_c.indices.tobytes())
+        if key == self._constrained:
+            return
+        self._constrained = key
+        if self._diagonal is None:
+            self._diagonal = self.gather(self.K_pc.getDiagonal().getArray())
+        if F_c.shape[0] == 0:
+            operator = self.K_pc
+        else:
+            F2 = F_c.multiply(F_c)
+            weight = PENALTY_PRECONDITIONER * (F2 @ self._diagonal) \
+                / np.maximum(np.asarray(F2.sum(axis=1)).ravel(), 1e-300) ** 2
+            delta = self._distributed((F_c.T @ sp.diags(weight) @ F_c).tocsr(), unit=0.0)
+            operator = self.K_pc.duplicate(copy=True)
+            operator.axpy(1.0, delta, structure=self.PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
+            operator.setNearNullSpace(self._rigid)
+            delta.destroy()
+        tic = time.perf_counter()
+        self.multigrid.setOperators(operator)
+        self.multigrid.setUp()
+        logger.debug("  petsc: constrained multigrid %.2f s", time.perf_counter() - tic)
 
     def report(self) -> dict:
         """What ``summary.json`` says of the parallel solve (a collective call: every rank makes it).
