@@ -246,6 +246,38 @@ def scaling_table(rows: list) -> str:
     return "\n".join(lines)
 
 
+def speedups(rows: list) -> str:
+    """Strong and weak scaling of the contact solve, from the scaling rows."""
+    par = {(r["dofs"], r["ranks"]): r for r in rows if r["ranks"]}
+    sizes = sorted({d for d, _ in par})
+    small, big = sizes[0], sizes[-1]
+    one, two = par.get((big, 1)), par.get((big, 2))
+    lines = []
+    if one and two:
+        lines.append(f"- Strong scaling at {big:,} unknowns, 1 to 2 ranks: contact solve "
+                     f"{one['contact_solve_s']:.1f} s to {two['contact_solve_s']:.1f} s (speed-up "
+                     f"{one['contact_solve_s'] / two['contact_solve_s']:.2f}), Krylov part "
+                     f"{one['krylov_s']:.1f} s to {two['krylov_s']:.1f} s "
+                     f"({one['krylov_s'] / two['krylov_s']:.2f}), whole run {one['total_s']:.1f} s to "
+                     f"{two['total_s']:.1f} s ({one['total_s'] / two['total_s']:.2f}); peak memory per "
+                     f"rank {one['peak_gb_per_rank'][0]:.2f} GB to {max(two['peak_gb_per_rank']):.2f} GB.")
+    base = par.get((small, 1))
+    if base and two and small != big:
+        per_rank = big / 2
+        lines.append(f"- Weak scaling from {small:,} unknowns on 1 rank to {big:,} on 2 "
+                     f"({per_rank / small:.2f} times the unknowns per rank): contact solve "
+                     f"{base['contact_solve_s']:.1f} s to {two['contact_solve_s']:.1f} s, an efficiency "
+                     f"of {base['contact_solve_s'] / two['contact_solve_s'] * per_rank / small:.2f} "
+                     f"per unknown and rank.")
+    serial = next((r for r in rows if not r["ranks"] and r["dofs"] == big), None)
+    if serial and two:
+        lines.append(f"- Against serial `amg` at {big:,} unknowns: contact solve "
+                     f"{serial['contact_solve_s']:.1f} s serial, {two['contact_solve_s']:.1f} s with `petsc` "
+                     f"on 2 ranks; the serial multigrid updates its operators with the contact penalty "
+                     f"at every step ({serial['krylov']} GMRES iterations against {two['krylov']}).")
+    return "\n".join(lines)
+
+
 def projection(rows: list) -> dict:
     """Per-unknown figures of the measured runs, for the model of larger machines (see the page)."""
     par = [r for r in rows if r["ranks"]]
@@ -262,7 +294,9 @@ def projection(rows: list) -> dict:
             "bytes_per_dof_one_rank": replicated,
             "replicated_bytes_per_dof": shared / big["dofs"],
             "krylov_seconds_per_dof_iteration": one["krylov_s"] / max(one["krylov"], 1) / one["dofs"],
-            "newton": one["newton"], "krylov": one["krylov"]}
+            "newton": one["newton"], "krylov": one["krylov"],
+            "replicated_seconds": one["total_s"] - one["contact_solve_s"] + one["search_s"]
+            - (one["linear_reference_s"] or 0.0)}
 
 
 def render_page(data: dict) -> str:
@@ -273,14 +307,19 @@ def render_page(data: dict) -> str:
     if data.get("scaling"):
         p = projection(data["scaling"])
         parts.append("## Scaling on this machine\n\n" + SCALING_TEXT + "\n\n"
-                     + scaling_table(data["scaling"]) + "\n")
+                     + scaling_table(data["scaling"]) + "\n\n" + speedups(data["scaling"]) + "\n")
         parts.append("## Beyond this machine\n\n" + MODEL_TEXT.format(
             replicated=p["replicated_bytes_per_dof"] / 1e3, one=p["bytes_per_dof_one_rank"] / 1e3,
             m10=p["replicated_bytes_per_dof"] * 10e6 / 1e9,
             m100=p["replicated_bytes_per_dof"] * 100e6 / 1e9,
             cap=2e9 / p["replicated_bytes_per_dof"] / 1e6,
             dofs=p["dofs"], krylov=p["krylov"], newton=p["newton"],
-            rate=p["krylov_seconds_per_dof_iteration"] * 1e9) + "\n")
+            rate=p["krylov_seconds_per_dof_iteration"] * 1e9,
+            t10=p["krylov_seconds_per_dof_iteration"] * p["krylov"] * 10e6 / 32,
+            t100=p["krylov_seconds_per_dof_iteration"] * p["krylov"] * 100e6 / 512,
+            replicated_s=p["replicated_seconds"],
+            r10=p["replicated_seconds"] * 10e6 / p["dofs"],
+            r100=p["replicated_seconds"] * 100e6 / p["dofs"]) + "\n")
     if data.get("multigrid"):
         parts.append("## Choosing the multigrid\n\n" + MULTIGRID_TEXT + "\n\n"
                      + multigrid_table(data["multigrid"]) + "\n")
@@ -365,14 +404,16 @@ Time, under an assumption not measured here beyond 2 ranks: that the
 multigrid keeps its iteration count nearly constant with size (it rose
 only slowly in the serial series of [scaling](scaling.md)) and its time per
 iteration proportional to the rows per rank, as smoothed aggregation is
-designed to. The Krylov part ({krylov} GMRES iterations over {newton} Newton
-iterations at {dofs:,} unknowns) cost {rate:.2f} ns per unknown and
-iteration on one rank, so a 10M-unknown increment on 32 ranks or a
-100M-unknown one on 320 ranks would spend in the distributed Krylov part
-about what the 1-rank run here spends per unknown times 0.3M rows. The
+designed to. The Krylov part of the 1-rank run ({krylov} GMRES iterations
+over {newton} Newton iterations at {dofs:,} unknowns) cost {rate:.0f} ns per
+unknown and iteration, so the same increment's Krylov part would take about
+{t10:.0f} s at 10M unknowns on 32 ranks and {t100:.0f} s at 100M on 512
+(plus halo exchanges, which grow with the ranks' surfaces). The
 replicated parts (mesh generation, assembly, contact search, the residual
-and the line search on the whole model) do not shrink with the ranks and
-would dominate the time as well as the memory: distributing the mesh and
+and the line search on the whole model: {replicated_s:.0f} s of the
+1-rank run) do not shrink with the ranks; they grow in proportion to the
+model, to about {r10:.0f} s at 10M and {r100:.0f} s at 100M on every rank,
+and would dominate the time as well as the memory: distributing the mesh and
 the residual is the next step (see below)."""
 
 MULTIGRID_TEXT = """The bulk matrix of `hertz3d` (as the `petsc` backend builds it: node
