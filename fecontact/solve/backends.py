@@ -342,6 +342,10 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9,
     """
     if name not in CHOICES:
         raise ValueError(unknown_backend_message(name))
+    ranks = launch().size
+    if ranks > 1 and name not in ("auto", "petsc"):
+        logger.warning("the %s backend under %d MPI ranks: every rank solves the whole problem "
+                       "alone; the petsc backend shares it among them", name, ranks)
     names, reason = candidates(name, problem, matrix, increments)
     if reason:
         logger.info("auto backend: %s", reason)
