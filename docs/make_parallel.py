@@ -373,7 +373,9 @@ sudo apt-get install -y python3-petsc4py python3-mpi4py openmpi-bin
 .venv-mpi/bin/pip install ".[test]" "numpy<2"
 ```
 
-Run a case on 4 ranks (`auto` picks `petsc` under an MPI launch, and only then):
+Run a case on 4 ranks (`auto` picks `petsc` under an MPI launch, and only then;
+a serial backend named under several ranks is warned about, since every rank
+would then solve the whole problem alone):
 
 ```bash
 mpirun -n 4 .venv-mpi/bin/fecontact run cases/hertz3d.toml --set 'solver.backend="petsc"'
