@@ -5,6 +5,7 @@ Usage::
     python docs/make_parallel.py                  # agreement and scaling: docs/parallel.json, .md
     python docs/make_parallel.py --agreement      # only the agreement runs (about 3 minutes)
     python docs/make_parallel.py --multigrid      # only the multigrid comparison
+    python docs/make_parallel.py --agreement --cases impact   # one case's rows again
     python docs/make_parallel.py --page-only      # the page again from docs/parallel.json
 
 Run it with an interpreter that has petsc4py and mpi4py (the README's
@@ -40,12 +41,15 @@ DATA_PATH = DOCS / "parallel.json"
 PAGE_PATH = DOCS / "parallel.md"
 
 #: case, overrides, the serial backend of the same method (``amg``: projected GMRES; None where a
-#: body is held only by contact, which ``amg`` does not serve: the case's own backend)
+#: body is held only by contact, which ``amg`` does not serve: the case's own backend); the last
+#: two are dynamic (time steps)
 AGREEMENT = (
     ("hertz2d", (), "amg"),
     ("hertz3d", (), "amg"),
     ("cattaneo2d", (), None),
     ("ironing2d", (), "amg"),
+    ("impact", (), None),
+    ("incline_dynamic", (), None),
 )
 RANKS = (1, 2, 4)
 #: hertz3d mesh-size scales (of h_contact = 0.01, h_far = 0.15) for about 0.5M and 1M unknowns
@@ -71,7 +75,7 @@ def run_case(case: str, ranks: int, overrides, out: Path) -> dict:
     with np.load(out / "restart.npz", allow_pickle=True) as z:
         state = {k: z[k] for k in ("state.u", "state.multiplier", "state.status")}
     t = summary["timings"]
-    return {"summary": {"dofs": summary["dofs"], "backend": summary["backend"],
+    return {"summary": {"dofs": summary["dofs"], "backend": summary.get("backend") or "auto",
                         "converged": summary["converged"],
                         "newton": sum(s["newton_iterations"] for s in summary["steps"]),
                         "steps": len(summary["steps"]), "timings": t,
@@ -79,10 +83,12 @@ def run_case(case: str, ranks: int, overrides, out: Path) -> dict:
             "state": state}
 
 
-def agreement(workdir: Path, echo=print) -> list:
-    """Serial and parallel final states of every agreement case, compared."""
+def agreement(workdir: Path, echo=print, cases=None) -> list:
+    """Serial and parallel final states of the agreement cases (all, or ``cases``), compared."""
     rows = []
     for case, overrides, method in AGREEMENT:
+        if cases and case not in cases:
+            continue
         own = run_case(case, 0, overrides, workdir / f"{case}_own")
         serial = own
         if method is not None:
@@ -114,8 +120,9 @@ def agreement(workdir: Path, echo=print) -> list:
 
 
 def _difference(a: dict, b: dict, key: str) -> float:
-    """``max |b - a| / max |a|`` of one array of two final states."""
-    return float(np.abs(b[key] - a[key]).max() / np.abs(a[key]).max())
+    """``max |b - a| / max |a|`` of one array of two final states (0 when both vanish)."""
+    scale = max(np.abs(a[key]).max(), np.abs(b[key]).max())
+    return float(np.abs(b[key] - a[key]).max() / scale) if scale > 0 else 0.0
 
 
 def scaling(workdir: Path, echo=print) -> list:
@@ -404,7 +411,9 @@ the prefix `fecontact_`, e.g. `PETSC_OPTIONS="-fecontact_pc_type gamg"`.
 
 AGREEMENT_TEXT = """Each case is run serially with `amg`, the serial backend of the same method
 (projected GMRES with inexact Newton steps), or with its own backend where a
-body is held only by contact (`cattaneo2d`), and with `petsc` on 1, 2 and 4
+body is held only by contact (`cattaneo2d`, and the dynamic cases `impact` and
+`incline_dynamic`, whose time steps solve with the effective stiffness), and
+with `petsc` on 1, 2 and 4
 ranks (4 ranks oversubscribe this 2-core machine). The table gives the
 largest difference of the final displacement and tractions, relative to
 their largest value; both runs solve to Newton's tolerance (1e-9 relative),
@@ -469,7 +478,7 @@ LIMITS_TEXT = """## What is parallel and what is not
 | contact search, kinematics, return map, residual, line search | no: every rank computes them on the whole model (identical results, so all ranks take the same decisions) |
 | output | gathered: rank 0 writes every file |
 | finite strain | no: the `petsc` backend serves small-strain bodies; use `amg` |
-| dynamics | the time steps use the backend like static increments (untested in parallel) |
+| dynamics | yes, as static increments: each time step's Newton systems (effective stiffness) go to the same backend (`impact`, `incline_dynamic` above) |
 | mortar contact, PFC export, `fecontact bench` | serial only |
 | nested iteration | the coarse model uses `petsc` too (every rank solves it) |
 
@@ -487,6 +496,7 @@ def main(argv=None) -> int:
     parser.add_argument("--agreement", action="store_true", help="only the agreement runs")
     parser.add_argument("--page-only", action="store_true", help="the page from docs/parallel.json")
     parser.add_argument("--multigrid", action="store_true", help="only the multigrid comparison")
+    parser.add_argument("--cases", nargs="+", help="with --agreement: run these cases again only")
     args = parser.parse_args(argv)
     if args.page_only:
         data = json.loads(DATA_PATH.read_text())
@@ -495,7 +505,12 @@ def main(argv=None) -> int:
         data["machine"] = machine()
         if not args.multigrid:
             with tempfile.TemporaryDirectory(prefix="fecontact-parallel-") as work:
-                data["agreement"] = agreement(Path(work))
+                fresh = agreement(Path(work), cases=args.cases)
+                if args.cases:              # the other cases' rows kept, in the order of AGREEMENT
+                    kept = [r for r in data.get("agreement", []) if r["case"] not in args.cases]
+                    order = [c for c, _, _ in AGREEMENT]
+                    fresh = sorted(kept + fresh, key=lambda r: (order.index(r["case"]), r["ranks"]))
+                data["agreement"] = fresh
                 if not args.agreement:
                     data["scaling"] = scaling(Path(work))
         if not args.agreement:

@@ -150,6 +150,7 @@ def _run(tmp_path: Path, case: str, ranks: int, extra=()) -> Path:
     ("hertz3d", 2, ()),
     ("cattaneo2d", 2, ()),
     ("ironing2d", 2, ("--set", "steps.count=40")),
+    ("incline_dynamic", 2, ()),             # time steps: the effective stiffness, a floating body
 ])
 def test_parallel_run_gives_the_serial_result(tmp_path, case, ranks, extra):
     _mpirun_or_skip()
