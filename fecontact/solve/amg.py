@@ -32,6 +32,32 @@ def rigid_body_modes(system) -> np.ndarray:
 PENALTY_PRECONDITIONER = 10.0
 
 
+def penalty_matrix(F: sp.spmatrix, diagonal: np.ndarray,
+                   stiffness: float = PENALTY_PRECONDITIONER) -> sp.csr_matrix:
+    r"""The penalty ``F^T R F`` that makes a multigrid of ``K`` one for ``K`` on ``ker F``.
+
+    ``R`` is diagonal, ``R_r = stiffness (f_r^2 . diag K) / |f_r|^4`` for
+    row ``f_r`` of ``F``, so that each penalty term is ``stiffness`` times the
+    diagonal of ``K`` where it acts.
+
+    Parameters
+    ----------
+    F : sparse, shape (c, n)
+        The constraint rows.
+    diagonal : ndarray, shape (n,)
+        The diagonal of ``K``.
+    stiffness : float
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (n, n)
+    """
+    F = sp.csr_matrix(F)
+    F2 = F.multiply(F)
+    weight = stiffness * (F2 @ diagonal) / np.maximum(np.asarray(F2.sum(axis=1)).ravel(), 1e-300) ** 2
+    return (F.T @ sp.diags(weight) @ F).tocsr()
+
+
 class AMG:
     """Smoothed-aggregation algebraic multigrid (pyamg) of a fixed SPD matrix: ``__call__`` is one V-cycle.
 
@@ -113,12 +139,7 @@ class AMG:
         levels = self.hierarchy.levels
         self._restore()                 # the operators of K: the previous ones are freed first
         F = sp.csr_matrix(F)
-        if F.shape[0] == 0:
-            delta = None
-        else:
-            F2 = F.multiply(F)
-            weight = stiffness * (F2 @ self._diagonal) / np.maximum(np.asarray(F2.sum(axis=1)).ravel(), 1e-300) ** 2
-            delta = (F.T @ sp.diags(weight) @ F).tocsr()
+        delta = None if F.shape[0] == 0 else penalty_matrix(F, self._diagonal, stiffness)
         for i, level in enumerate(levels):
             if delta is None:
                 break

@@ -36,13 +36,12 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from .amg import penalty_matrix
 from .constraints import split_constraints
-from .amg import PENALTY_PRECONDITIONER
 from .factor import pinned_stiffness
 from .mpi import petsc
 from .partition import partition_rows
-from .projected import SettlingForcing
-from .schur import contact_block, open_rows
+from .projected import SettlingForcing, engaged_system
 
 logger = logging.getLogger(__name__)
 
@@ -102,15 +101,16 @@ class ContactGather:
         self.size = columns.size
         self.mpi = mpi
         self.clock = clock or Stopwatch()
+        from mpi4py import MPI
+
+        self._in_place, self._sum = MPI.IN_PLACE, MPI.SUM
 
     def __call__(self, x_local: np.ndarray) -> np.ndarray:
         """Values at the columns, shape (m,), from this rank's entries ``x_local``, shape (n_rank,)."""
-        from mpi4py import MPI
-
         values = np.zeros(self.size)
         values[self.mine] = x_local[self.local]
         with self.clock:
-            self.mpi.Allreduce(MPI.IN_PLACE, values, op=MPI.SUM)
+            self.mpi.Allreduce(self._in_place, values, op=self._sum)
         return values
 
 
@@ -220,7 +220,7 @@ class PetscBackend:
         return local
 
     def _multigrid(self):
-        """GAMG of ``K``, set up (one V-cycle per application)."""
+        """The multigrid of ``K_pc`` (:func:`multigrid_type`), set up (one V-cycle per application)."""
         pc = self.PETSc.PC().create(comm=self.comm)
         pc.setOptionsPrefix(OPTIONS_PREFIX)
         kind = multigrid_type(self.PETSc)
@@ -279,16 +279,11 @@ class PetscBackend:
         RuntimeError
             GMRES did not reach the tolerance of the step.
         """
-        n = ev.n_reduced
         eta = self.forcing(ev.contact.status)
         atol = max(eta * float(np.linalg.norm(ev.residual)), 0.1 * self.tolerance * ev.force_scale)
-        b1, b2 = -ev.residual[:n], -ev.residual[n:]
-        J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
-        trivial, dlam = open_rows(J21, J22, b2)
-        b1 = b1 - J12[:, trivial] @ dlam[trivial]
-        engaged = np.flatnonzero(~trivial)
-        D, E = contact_block(ev), J12[:, engaged]
-        split = split_constraints(D, E, J21[engaged], J22[engaged][:, engaged], b1, b2[engaged])
+        blocks, dlam, engaged = engaged_system(ev)
+        D, E, _, _, b1, _ = blocks
+        split = split_constraints(*blocks)
         if eta == 0.0:          # the accurate step: the multigrid of the constrained problem
             self._constrain(split.F_c)
         du, dl_engaged, iterations, converged, residual = self._projected_solve(split, D, E, b1, atol)
@@ -375,10 +370,7 @@ class PetscBackend:
         if F_c.shape[0] == 0:
             operator = self.K_pc
         else:
-            F2 = F_c.multiply(F_c)
-            weight = PENALTY_PRECONDITIONER * (F2 @ self._diagonal) \
-                / np.maximum(np.asarray(F2.sum(axis=1)).ravel(), 1e-300) ** 2
-            delta = self._distributed((F_c.T @ sp.diags(weight) @ F_c).tocsr(), unit=0.0)
+            delta = self._distributed(penalty_matrix(F_c, self._diagonal), unit=0.0)
             operator = self.K_pc.duplicate(copy=True)
             operator.axpy(1.0, delta, structure=self.PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
             operator.setNearNullSpace(self._rigid)

@@ -22,6 +22,40 @@ REFRESH = 2.0
 SETTLED = 2
 
 
+def engaged_system(ev) -> tuple:
+    """The Newton system of an iterate with the open multipliers eliminated.
+
+    The rows of multipliers that do not depend on ``u`` and are diagonal
+    (open nodes) give their steps directly (:func:`fecontact.solve.schur.open_rows`);
+    what is left are the blocks of :func:`fecontact.solve.krylov.projected_solve`.
+
+    Parameters
+    ----------
+    ev : fecontact.solve.problem.Evaluation
+
+    Returns
+    -------
+    blocks : tuple
+        ``(D, E, F, G, b1, b2)``: the geometric stiffness of contact, shape
+        (n, n); the engaged columns of ``J12``, rows of ``J21`` and block of
+        ``J22``; the equilibrium right-hand side less the open steps'
+        share, shape (n,); the engaged rows of ``-R_2``.
+    dlam : ndarray, shape (m,)
+        The multiplier step, filled on the open rows.
+    engaged : ndarray of int
+        The other rows, whose steps the blocks give.
+    """
+    n = ev.n_reduced
+    b1, b2 = -ev.residual[:n], -ev.residual[n:]
+    J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
+    trivial, dlam = open_rows(J21, J22, b2)
+    b1 = b1 - J12[:, trivial] @ dlam[trivial]
+    engaged = np.flatnonzero(~trivial)
+    blocks = (contact_block(ev), J12[:, engaged], J21[engaged], J22[engaged][:, engaged],
+              b1, b2[engaged])
+    return blocks, dlam, engaged
+
+
 class SettlingForcing:
     """The forcing term of inexact Newton steps: loose while the contact status changes, exact after.
 
@@ -173,14 +207,9 @@ class KrylovBackend:
         norm = float(np.linalg.norm(ev.residual[:n] if self.varies else ev.residual))
         eta = self.forcing(ev.contact.status)
         atol = max(eta * norm, 0.1 * self.tolerance * ev.force_scale)
-        b1, b2 = -ev.residual[:n], -ev.residual[n:]
-        J12, J21, J22 = ev.J12.tocsc(), ev.J21.tocsr(), ev.J22.tocsr()
-        trivial, dlam = open_rows(J21, J22, b2)
-        b1 = b1 - J12[:, trivial] @ dlam[trivial]
-        engaged = np.flatnonzero(~trivial)
+        blocks, dlam, engaged = engaged_system(ev)
+        b1 = blocks[4]
         K = ev.K.tocsr() if self.varies and ev.K is not None else self.matrix
-        blocks = (contact_block(ev), J12[:, engaged], J21[engaged], J22[engaged][:, engaged],
-                  b1, b2[engaged])
         if self.varies and self.lagged.stale:
             self._rebuild(K)
         du, dl, report = projected_solve(lambda x: K @ x, *blocks, self.precondition, atol)
