@@ -401,8 +401,9 @@ Every rank computes the same steps; rank 0 prints and writes. Files written
 through fecontact on the other ranks are discarded, so a script that writes
 unconditionally still writes each file once. Output is gathered on rank 0:
 one `.vtu` per step and one `summary.json`, as in a serial run, with a
-`parallel` entry (ranks, rows per rank, the multigrid, every rank's peak
-memory and seconds in the backend's collectives). Without petsc4py, asking
+`parallel` entry (ranks, rows per rank, elements each rank assembled, the
+multigrid, every rank's peak memory and seconds in the backend's
+collectives). Without petsc4py, asking
 for `petsc` stops with a one-line message that says how to install it.
 
 PETSc options reach the solver through `PETSC_OPTIONS`; the multigrid has
@@ -431,15 +432,17 @@ SCALING_TEXT = """`hertz3d` in one increment from point contact (nested iteratio
 in a serial run), serial `amg` against `petsc` on 1 and 2 ranks. *Search* is
 the contact work (search, projection, kinematics and return map), done by
 every rank on the whole model; *Krylov s* the GMRES iterations of all Newton
-steps; *collectives* the backend's own all-reduces and all-gathers on the
-slowest rank (halo exchanges inside PETSc's products are in *Krylov s*).
-Mesh generation and assembly are replicated: every rank builds the whole
-model."""
+steps; *collectives* the backend's own all-reduces, all-gathers and the
+exchange of matrix entries on the slowest rank (halo exchanges inside
+PETSc's products are in *Krylov s*). Mesh generation is replicated: every
+rank builds the whole mesh; *assembly s* is each rank's assembly of the
+elements it owns."""
 
 MODEL_TEXT = """A model from the measured figures. On one rank the run took {one:.1f} kB per
 unknown at its peak; the memory that does not shrink with the ranks (the
-replicated model: mesh, assembled bulk matrix, contact data, vectors of the
-whole problem), from the peaks on 1 and 2 ranks, is {replicated:.1f} kB per
+replicated model: mesh, contact data, vectors of the whole problem, and the
+sparse index arrays sized by the whole problem), from the peaks on 1 and 2
+ranks, is {replicated:.1f} kB per
 unknown. Every rank holds it, so at 10M unknowns each rank needs about
 {m10:.0f} GB and at 100M about {m100:.0f} GB, whatever the number of ranks.
 With 2 GB per rank (a 64 GB node running 32 ranks, or 128 GB and 64) the
@@ -455,12 +458,14 @@ over {newton} Newton iterations at {dofs:,} unknowns) cost {rate:.0f} ns per
 unknown and iteration, so the same increment's Krylov part would take about
 {t10:.0f} s at 10M unknowns on 32 ranks and {t100:.0f} s at 100M on 512
 (plus halo exchanges, which grow with the ranks' surfaces). The
-replicated parts (mesh generation, assembly, contact search, the residual
-and the line search on the whole model: {replicated_s:.0f} s of the
-1-rank run) do not shrink with the ranks; they grow in proportion to the
-model, to about {r10:.0f} s at 10M and {r100:.0f} s at 100M on every rank,
-and would dominate the time as well as the memory: distributing the mesh and
-the residual is the next step (see below)."""
+parts outside the solver (mesh generation, assembly, contact search, the
+residual and the line search: {replicated_s:.0f} s of the 1-rank run)
+are an upper bound on what does not shrink with the ranks: assembly and
+the bulk residual's product are split by elements, the rest is replicated.
+Taken whole they would grow in proportion to the model, to about
+{r10:.0f} s at 10M and {r100:.0f} s at 100M on every rank, and would
+dominate the time as well as the memory: distributing the mesh itself is
+the next step (see below)."""
 
 MULTIGRID_TEXT = """The bulk matrix of `hertz3d` (as the `petsc` backend builds it: node
 blocks, rigid-body modes as near-null space) on one rank: each multigrid
@@ -474,20 +479,25 @@ LIMITS_TEXT = """## What is parallel and what is not
 |---|---|
 | Krylov iterations (flexible GMRES), multigrid set-up and V-cycles, matrix–vector products | yes: rows split among ranks by recursive coordinate bisection, in node blocks |
 | contact constraints in the Krylov solve | the small contact blocks are applied on every rank after one all-reduce of the contact unknowns |
-| mesh generation or reading, assembly of the bulk stiffness | no: every rank builds the whole model and keeps its own copy of the stiffness |
-| contact search, kinematics, return map, residual, line search | no: every rank computes them on the whole model (identical results, so all ranks take the same decisions) |
+| assembly of the bulk stiffness | yes: each rank assembles the elements it owns (recursive coordinate bisection of the nodes, an element going with its first vertex) and keeps only that partial matrix; entries are sent once to the rank that owns their row |
+| bulk residual `K u` | yes: each rank's partial matrix times the whole vector, summed over the ranks by one all-reduce |
+| mesh generation or reading | no: every rank holds the whole mesh (and, for P2 and Q1 bodies, builds the whole basis once for the node positions) |
+| contact search, kinematics, return map, line search | no: every rank computes them on the whole model (identical results, so all ranks take the same decisions); the contact rows of the Krylov operator are applied by the rank that owns them |
+| dynamics' mass and stiffness | replicated: a dynamic case is assembled whole on every rank |
 | output | gathered: rank 0 writes every file |
 | finite strain | no: the `petsc` backend serves small-strain bodies; use `amg` |
 | dynamics | yes, as static increments: each time step's Newton systems (effective stiffness) go to the same backend (`impact`, `incline_dynamic` above) |
 | mortar contact, PFC export, `fecontact bench` | serial only |
 | nested iteration | the coarse model uses `petsc` too (every rank solves it) |
 
-The design follows MOOSE's default *replicated mesh*: the model is small
-next to the linear algebra up to a few million unknowns, and every rank
-holding it keeps the contact search, the line search and the output exactly
-as in a serial run. What it does not give is memory per rank falling with
-the ranks; that needs the mesh partitioned and the residual assembled per
-rank, with the master surfaces exchanged between ranks.
+The design follows MOOSE's default *replicated mesh* with distributed
+assembly: the mesh is small next to the matrices up to a few million
+unknowns, and every rank holding it keeps the contact search, the line
+search and the output exactly as in a serial run, while the matrices, the
+largest part, are split. What it does not give is the replicated memory
+(mesh, whole-problem vectors) falling with the ranks; that needs the mesh
+itself partitioned when read, with the master surfaces exchanged between
+ranks.
 """
 
 

@@ -87,6 +87,44 @@ def test_partition_rows_places_every_unknown_in_a_node_block_of_its_rank():
     assert np.allclose(rows.node_coords[rows.position // 2], X[:, node_of_unknown].T)
 
 
+def _split_model(element):
+    """Two bodies, a spring and a coupling: every kind of term of ``K_hat``."""
+    if element in ("P1", "P2"):
+        mesh = skfem.MeshTri.init_tensor(np.linspace(0, 3, 13), np.linspace(0, 1, 5))
+    else:
+        mesh = skfem.MeshQuad.init_tensor(np.linspace(0, 3, 13), np.linspace(0, 1, 5))
+    mesh = mesh.with_boundaries({"bottom": lambda x: np.isclose(x[1], 0.0),
+                                 "top": lambda x: np.isclose(x[1], 1.0),
+                                 "left": lambda x: np.isclose(x[0], 0.0)})
+    block = fc.Body("block", mesh, element, fc.LinearElastic(E=100.0, nu=0.3, plane="strain"))
+    block.fix("left", x=0.0)
+    block.couple("top", "y", force=-1.0)
+    block.spring("top", "x", stiffness=5.0)
+    lower = fc.Body("lower", mesh.translated((0.0, -1.5)), element,
+                    fc.LinearElastic(E=50.0, nu=0.25, plane="strain"))
+    lower.fix("bottom", x=0.0, y=0.0)
+    pair = fc.Contact(block.surface("bottom"), lower.surface("top"), fc.Frictionless())
+    return fc.Model([block, lower], [pair])
+
+
+@pytest.mark.parametrize("element", ["P1", "P2", "Q1"])
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_element_shares_sum_to_the_whole_bulk_system(element, ranks):
+    from fecontact.bodies.share import ElementShare
+
+    model = _split_model(element)
+    whole = model.assemble().problem.system
+    shares = [model.assemble(share=ElementShare(r, ranks)).problem.system for r in range(ranks)]
+    elements = sum(b.mesh.t.shape[1] for b in whole.bodies)
+    counts = [s.share.elements for s in shares]
+    assert sum(counts) == elements and min(counts) > 0          # every element assembled once
+    for name in ("K", "K_hat"):
+        total = sum(getattr(s, name) for s in shares)
+        reference = getattr(whole, name)
+        assert abs(total - reference).max() <= 1e-12 * abs(reference).max(), name
+    assert all(abs(s.K).max() < abs(whole.K).max() * 10 and s.K.nnz < whole.K.nnz for s in shares)
+
+
 @pytest.mark.parametrize("environ, expected", [
     ({}, (0, 1)),
     ({"OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_RANK": "3"}, (3, 4)),
@@ -182,3 +220,8 @@ def test_parallel_run_writes_each_file_once_and_prints_once(tmp_path):
     assert parallel["ranks"] == 2 and len(parallel["peak_memory_gb_per_rank"]) == 2
     rows = parallel["rows_per_rank"]        # node blocks of 2 rows, balanced to one node
     assert sum(rows) >= summary["reduced_dofs"] and abs(rows[0] - rows[1]) <= 2
+    # each rank assembled its own elements, every element once
+    system = fc.build_model(fc.load_case(ROOT / "cases" / "hertz2d.toml")).problem.system
+    elements = parallel["elements_per_rank"]
+    assert len(elements) == 2 and min(elements) > 0
+    assert sum(elements) == sum(b.mesh.t.shape[1] for b in system.bodies)

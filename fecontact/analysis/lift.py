@@ -89,5 +89,5 @@ class PrescribedLift:
         if not np.any(np.abs(jump) > 1e-12 * max(scale, 1e-300)):
             return unknowns
         lifted = unknowns.copy()
-        lifted[:sysm.n_reduced] -= self._solve(sysm.T.T @ (sysm.K @ jump))
+        lifted[:sysm.n_reduced] -= self._solve(sysm.T.T @ sysm.bulk_force(jump))
         return lifted

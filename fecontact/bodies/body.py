@@ -217,6 +217,16 @@ class ElasticBody:
         _, elem = element_types(self.element, self.dim)
         return skfem.Basis(self.mesh, skfem.ElementVector(elem()))
 
+    def element_basis(self, elements: np.ndarray) -> skfem.Basis:
+        """The vector basis on some of the elements (a rank's share), in the whole body's DOF layout.
+
+        Parameters
+        ----------
+        elements : ndarray of int, shape (k,), k >= 1
+        """
+        _, elem = element_types(self.element, self.dim)
+        return skfem.Basis(self.mesh, skfem.ElementVector(elem()), elements=elements)
+
     @property
     def is_linear_simplex(self) -> bool:
         """True for P1 triangles and tetrahedra: the DOF nodes are the mesh vertices."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 import skfem
 from skfem.helpers import ddot, dot, eye, sym_grad, trace
 
@@ -72,8 +73,12 @@ class Material:
         return self.E / (1.0 - self.nu**2)
 
 
-def body_stiffness(body):
+def body_stiffness(body, elements: np.ndarray | None = None):
     """Bulk stiffness of a :class:`fecontact.bodies.body.ElasticBody` (scipy.sparse CSR).
+
+    ``elements`` (indices into the mesh's elements) assembles those elements
+    only, in the same DOF layout: one rank's share of the body
+    (:mod:`fecontact.bodies.share`).
 
     P1 bodies use :func:`fecontact.bodies.p1.p1_stiffness` and never build the
     scikit-fem basis; other elements use :func:`lame_stiffness`.  Both give the
@@ -87,10 +92,17 @@ def body_stiffness(body):
         lam, mu = body.materials[0].lame(body.dim)
     else:
         lam, mu = body.element_lame()
+        if elements is not None:
+            lam, mu = lam[elements], mu[elements]
+    mesh = body.mesh
     if body.is_linear_simplex:
-        mesh = body.mesh
-        return p1_stiffness(mesh.p, mesh.t, lam, mu)
-    return lame_stiffness(body.basis, lam, mu)
+        return p1_stiffness(mesh.p, mesh.t if elements is None else mesh.t[:, elements], lam, mu)
+    if elements is None:
+        return lame_stiffness(body.basis, lam, mu)
+    if not elements.size:
+        n = body.n_nodes * body.dim
+        return sp.csr_matrix((n, n))
+    return lame_stiffness(body.element_basis(elements), lam, mu)
 
 
 def stiffness(basis: skfem.Basis, material: Material):

@@ -15,134 +15,18 @@ eliminate slave DOFs: ``T = S T_0``.  ``K_hat = T^T K T`` is assembled once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
+from .conditions import Amplitude, Coupling, Dirichlet, Load, Spring  # noqa: F401  (API)
 from .hyperelastic import Hyperelastic
 from .hyperelastic_body import HyperelasticBody
 from .pieces import group_free_modes, rigid_groups, rigid_motions  # noqa: F401  (API)
+from .share import ElementShare, node_parts
 from .ties import Tie, tie_map  # noqa: F401  (Tie is part of this module's API)
-
-
-@dataclass(frozen=True)
-class Amplitude:
-    """Piecewise-linear amplitude ``a(t)`` from a table of ``(t, a)`` points.
-
-    Constant beyond the table ends, like an Abaqus tabular amplitude.
-    """
-
-    times: tuple
-    values: tuple
-
-    @staticmethod
-    def ramp() -> "Amplitude":
-        """The linear ramp ``a(t) = t`` on ``[0, 1]``, held at 1 afterwards (the default amplitude)."""
-        return Amplitude((0.0, 1.0), (0.0, 1.0))
-
-    def __call__(self, t: float) -> float:
-        return float(np.interp(t, self.times, self.values))
-
-
-@dataclass(frozen=True)
-class Dirichlet:
-    """Imposed displacement ``value * a(t)`` on DOF nodes of one body."""
-
-    name: str
-    body: int
-    nodes: np.ndarray
-    components: tuple
-    value: float
-    amplitude: Amplitude
-
-
-@dataclass(frozen=True)
-class Coupling:
-    """Nodes of one body sharing one displacement component, loaded by ``force * a(t)``."""
-
-    name: str
-    body: int
-    nodes: np.ndarray
-    component: int
-    force: float
-    amplitude: Amplitude
-
-
-@dataclass(frozen=True)
-class Spring:
-    r"""A linear spring and dashpot from a moving anchor to a boundary (distributing connector).
-
-    The spring acts on the weighted mean ``\bar u = w \cdot u[dofs]`` of one
-    displacement component over the nodes of a boundary (weights ``w`` the
-    lumped nodal areas, summing to one, as in a distributing coupling).
-    With the anchor at ``x_a(t) = offset + velocity t`` and the stretch
-    ``e = x_a - \bar u``, the force on the nodes is ``(k e + c \dot e) w``;
-    the spring stores ``k e^2 / 2`` and the dashpot dissipates ``c \dot e^2``.
-    Quasi-static analyses use the spring only.
-
-    Attributes
-    ----------
-    name : str
-    dofs : ndarray of int, shape (p,)
-        Global DOFs of the component on the boundary nodes.
-    weights : ndarray, shape (p,)
-    stiffness, damping : float
-    anchor_offset, anchor_velocity : float
-    """
-
-    name: str
-    dofs: np.ndarray
-    weights: np.ndarray
-    stiffness: float
-    damping: float = 0.0
-    anchor_offset: float = 0.0
-    anchor_velocity: float = 0.0
-
-    def anchor(self, t: float) -> float:
-        """Anchor position ``x_a(t) = offset + velocity t`` along the spring's component."""
-        return self.anchor_offset + self.anchor_velocity * t
-
-    def mean(self, u: np.ndarray) -> float:
-        """Weighted mean ``w . u[dofs]`` of a full vector."""
-        return float(self.weights @ u[self.dofs])
-
-    def stretch(self, u: np.ndarray, t: float) -> float:
-        r"""Stretch ``e = x_a(t) - \bar u`` of the spring for the full displacement ``u``.
-
-        Parameters
-        ----------
-        u : ndarray, shape (n,)
-            Full displacement vector (global DOF numbering).
-        t : float
-
-        Returns
-        -------
-        float
-        """
-        return self.anchor(t) - self.mean(u)
-
-    def force(self, u: np.ndarray, v: np.ndarray | None, t: float) -> float:
-        """Tension ``k e + c de/dt`` (``v`` the velocity; None in statics)."""
-        rate = 0.0 if v is None else self.anchor_velocity - self.mean(v)
-        return self.stiffness * self.stretch(u, t) + self.damping * rate
-
-    def matrix(self, coefficient: float, n: int) -> sp.csr_matrix:
-        """``coefficient w w^T`` in full numbering, shape (n, n)."""
-        rows = np.repeat(self.dofs, self.dofs.size)
-        cols = np.tile(self.dofs, self.dofs.size)
-        vals = coefficient * np.outer(self.weights, self.weights).ravel()
-        return sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
-
-
-@dataclass(frozen=True)
-class Load:
-    """An assembled load vector (full DOF numbering) scaled by an amplitude."""
-
-    name: str
-    vector: np.ndarray
-    amplitude: Amplitude
 
 
 @dataclass(frozen=True)
@@ -168,6 +52,10 @@ class BulkSystem:
     ties : tuple of Tie
     tie_map, tied : csr_matrix, shape (n, n), and ndarray of bool, shape (n,), or None
         The tie map ``S`` and the tied slave DOFs (:func:`fecontact.bodies.ties.tie_map`).
+    share : ElementShare or None
+        Set when this rank assembled its own elements only: ``K`` and
+        ``K_hat`` are then partial sums over the ranks, and the products
+        with them are summed by :meth:`bulk_force` (:mod:`fecontact.bodies.share`).
     """
 
     bodies: tuple
@@ -185,6 +73,7 @@ class BulkSystem:
     ties: tuple = ()
     tie_map: sp.csr_matrix | None = field(default=None, repr=False)
     tied: np.ndarray | None = field(default=None, repr=False)
+    share: ElementShare | None = None
 
     @property
     def dim(self) -> int:
@@ -280,7 +169,7 @@ class BulkSystem:
         (:class:`~fecontact.bodies.hyperelastic_body.HyperelasticBody`).
         """
         w = self._without_translations(u)
-        linear = self.K @ w
+        linear = self.bulk_force(w)
         force = linear.copy()
         for spring in self.springs:
             force[spring.dofs] += spring.stiffness * spring.mean(u) * spring.weights
@@ -288,6 +177,20 @@ class BulkSystem:
             dofs = self.body_dofs(b)
             force[dofs] += body.force(w[dofs]) - linear[dofs]
         return force
+
+    def bulk_force(self, w: np.ndarray) -> np.ndarray:
+        """``K w`` (full numbering), the same on every rank when the ranks share the elements.
+
+        Parameters
+        ----------
+        w : ndarray, shape (n,)
+
+        Returns
+        -------
+        ndarray, shape (n,)
+        """
+        Kw = self.K @ w
+        return Kw if self.share is None else self.share.total(Kw)
 
     @cached_property
     def finite_strain(self) -> tuple:
@@ -359,7 +262,7 @@ class BulkSystem:
         instead of ``u_b K_bb u_b / 2``.
         """
         w = self._without_translations(u)
-        Kw = self.K @ w
+        Kw = self.bulk_force(w)
         for b, body in self.hyperelastic.items():
             dofs = self.body_dofs(b)
             Kw[dofs] = 0.0
@@ -448,19 +351,29 @@ class BulkSystem:
 
 
 def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=False,
-                 ties=()) -> BulkSystem:
+                 ties=(), share: ElementShare | None = None) -> BulkSystem:
     """Assemble the block-diagonal stiffness (and mass) and the constraint map ``T``.
 
     ``ties`` (a sequence of :class:`Tie`) glue interfaces: their slave DOFs
     leave the unknowns, ``T = S T_0`` (:attr:`BulkSystem.tie_map`).  A DOF
     that is the slave of two ties, or ties in a cycle, raise ValueError.
+    ``share`` assembles this rank's elements only (:mod:`fecontact.bodies.share`):
+    ``K`` and ``K_hat`` are then this rank's partial sums, the springs counted
+    on rank 0; the mass matrix, when asked for, is whole.
     """
     from .elasticity import body_stiffness, mass
 
     bodies = tuple(bodies)
     dim = bodies[0].dim
     node_offset = np.concatenate([[0], np.cumsum([b.n_nodes for b in bodies])])
-    K = sp.block_diag([body_stiffness(b) for b in bodies], format="csr")
+    if share is None:
+        K = sp.block_diag([body_stiffness(b) for b in bodies], format="csr")
+    else:
+        node_part = node_parts(np.hstack([b.node_coords for b in bodies]), share.size)
+        owned = [share.owned_elements(node_part[node_offset[i]:node_offset[i + 1]], b.mesh.t)
+                 for i, b in enumerate(bodies)]
+        K = sp.block_diag([body_stiffness(b, e) for b, e in zip(bodies, owned)], format="csr")
+        share = replace(share, elements=int(sum(e.size for e in owned)))
     n = K.shape[0]
 
     fixed = np.zeros(n, dtype=bool)
@@ -481,8 +394,9 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     if S is not None:
         T = (S @ T).tocsr()
     # without springs, K itself: ``K + 0`` would be a copy of K (the product drops zeros either way)
-    K_all = K + sum((s.matrix(s.stiffness, n) for s in springs), sp.csr_matrix((n, n))) \
-        if springs else K
+    springs_in_K = springs if share is None or share.root else ()
+    K_all = K + sum((s.matrix(s.stiffness, n) for s in springs_in_K), sp.csr_matrix((n, n))) \
+        if springs_in_K else K
     K_hat = (T.T @ K_all @ T).tocsc()
     del K_all
     coupling_columns = free.size + np.arange(len(couplings))
@@ -492,4 +406,4 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     return BulkSystem(bodies=bodies, node_offset=node_offset, K=K, T=T, K_hat=K_hat,
                       dirichlet=tuple(dirichlet), couplings=tuple(couplings), loads=tuple(loads),
                       fixed=fixed, coupling_columns=coupling_columns, springs=tuple(springs), M=M,
-                      ties=tuple(ties), tie_map=S, tied=tied)
+                      ties=tuple(ties), tie_map=S, tied=tied, share=share)

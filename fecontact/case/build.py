@@ -24,6 +24,7 @@ from ..bodies.elasticity import Material
 from ..bodies.hyperelastic import HYPERELASTIC
 from ..model import Body, Contact, Model, Tie
 from ..model.model import load_levels
+from ..solve.backends import element_share
 from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem
 from .bodies import amplitude_of, components_of, mesh_of, where_of
@@ -252,7 +253,8 @@ def build_model(case: dict) -> CaseModel:
                 for k, spec in enumerate(case["contact"])]
     ties = [_tie_of(spec, f"tie.{k}", bodies, source) for k, spec in enumerate(case.get("tie", []))]
     try:
-        assembly = Model(list(bodies.values()), contacts, ties).assemble(dynamic=dynamic)
+        share = element_share(case.get("solver", {}).get("backend", "auto"), dynamic)
+        assembly = Model(list(bodies.values()), contacts, ties).assemble(dynamic=dynamic, share=share)
     except ValueError as err:                  # a tie that cannot be made
         raise CaseError(f"{source}: {err}") from None
     timings.update(assembly.timings)

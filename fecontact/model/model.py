@@ -23,7 +23,7 @@ import numpy as np
 from ..analysis.nested import NestedPrediction
 from ..analysis.static import SteppingOptions, run_steps
 from ..bodies.system import Amplitude, Load, build_system
-from ..solve.backends import make_backend
+from ..solve.backends import element_share, make_backend
 from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem
 from .body import Body
@@ -130,7 +130,7 @@ class Model:
         return (f"Model({[b.name for b in self.bodies]}, {len(self.contacts)} contact pairs, "
                 f"{len(self.ties)} ties)")
 
-    def assemble(self, dynamic: bool = False) -> Assembly:
+    def assemble(self, dynamic: bool = False, share=None) -> Assembly:
         """Number the bodies, assemble the bulk system and make the contact pairs.
 
         Parameters
@@ -138,6 +138,9 @@ class Model:
         dynamic : bool
             Assemble the mass matrix too; amplitudes left out are then
             constant instead of the static ramp.
+        share : fecontact.bodies.share.ElementShare, optional
+            Assemble this MPI rank's elements only (the ``petsc`` backend
+            under several ranks: :func:`fecontact.solve.backends.element_share`).
 
         Returns
         -------
@@ -161,7 +164,7 @@ class Model:
         tic = time.perf_counter()
         ties = [tie.constraint(parts, index) for tie in self.ties]
         system = build_system(parts, dirichlet, couplings, loads, springs, with_mass=dynamic,
-                              ties=ties)
+                              ties=ties, share=share)
         seconds = time.perf_counter() - tic
         pairs = []
         for k, contact in enumerate(self.contacts):
@@ -194,9 +197,9 @@ class Model:
                       for k, c in enumerate(self.contacts) if c.penetration_tolerance is not None}
         return model_findings(assembly.problem, tolerances=tolerances, dynamic=dynamic)
 
-    def _assembled(self, dynamic: bool) -> Assembly:
-        """The assembly, after the model checks (a ValueError lists what they find)."""
-        assembly = self.assemble(dynamic=dynamic)
+    def _assembled(self, dynamic: bool, backend: str = "auto") -> Assembly:
+        """The assembly for ``backend``, after the model checks (a ValueError lists what they find)."""
+        assembly = self.assemble(dynamic=dynamic, share=element_share(backend, dynamic))
         findings = self.check(dynamic, assembly)
         if findings:
             raise ValueError("\n".join(findings))
@@ -246,12 +249,12 @@ class Model:
         newton = _options(newton, NewtonOptions, "newton")
         stepping = _options(stepping, SteppingOptions, "stepping")
         levels = load_levels(steps, levels, t_end)
-        problem = self._assembled(False).problem
+        problem = self._assembled(False, backend).problem
         solver = make_backend(backend, problem, tolerance=newton.tolerance, increments=len(levels))
         predictor = None
         if coarse is not None:
-            predictor = NestedPrediction.of(problem, coarse._assembled(False).problem, newton,
-                                            stepping, len(levels))
+            coarse_problem = coarse._assembled(False, backend).problem
+            predictor = NestedPrediction.of(problem, coarse_problem, newton, stepping, len(levels))
         states: list = []
         on_step = keep_steps(None if out is None else Path(out), problem, states)
         records, state, timings = run_steps(problem, solver, levels, newton, stepping,

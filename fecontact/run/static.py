@@ -61,7 +61,7 @@ def linear_reference_seconds(model: CaseModel, t: float, backend=None) -> float:
     """
     sysm = model.problem.system
     # the linear-elastic system (also for bodies in finite strain: their K at u = 0)
-    rhs = sysm.T.T @ (sysm.external_force(t) - sysm.K @ sysm.prescribed(t)) + sysm.coupling_force(t)
+    rhs = sysm.T.T @ (sysm.external_force(t) - sysm.bulk_force(sysm.prescribed(t))) + sysm.coupling_force(t)
     tic = time.perf_counter()
     try:
         if backend is None:

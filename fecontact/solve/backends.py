@@ -65,9 +65,10 @@ from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from ..bodies.share import ElementShare
 from .choice import choose, problem_size
 from .factor import factorized_reference_solve
-from .mpi import launch
+from .mpi import launch, petsc
 from .projected import KrylovBackend
 from .schur import SchurBackend
 
@@ -242,6 +243,32 @@ def _petsc_backend(problem, matrix, tolerance: float) -> LinearBackend:
     from .petsc import PetscBackend
 
     return PetscBackend(problem, matrix, tolerance)
+
+
+def element_share(name: str, dynamic: bool = False) -> ElementShare | None:
+    """This rank's share of the bulk assembly when ``name`` will solve across MPI ranks, else None.
+
+    Under a launch of several ranks, the static problems that ``petsc``
+    solves (named, or ``auto``) are assembled element by element on the
+    rank that owns them (:mod:`fecontact.bodies.share`).  Dynamic problems
+    are assembled whole on every rank: their time steps use the mass and
+    stiffness matrices in many places besides the linear solves.
+
+    Parameters
+    ----------
+    name : str
+        The backend asked for.
+    dynamic : bool
+    """
+    where = launch()
+    if dynamic or where.size < 2 or name not in ("auto", "petsc"):
+        return None
+    return ElementShare(where.rank, where.size, connect=_world)
+
+
+def _world():
+    """The mpi4py communicator of all ranks (PETSc's ``COMM_WORLD``)."""
+    return petsc().COMM_WORLD.tompi4py()
 
 
 def unknown_backend_message(name: str) -> str:

@@ -161,6 +161,8 @@ def pinned_stiffness(system) -> tuple:
         The matrix to factorise, the pinned reduced DOFs (QR with column
         pivoting of the modes ``Z^T``, one per mode) and the spring stiffness
         (mean diagonal of ``K_hat``).  ``K = K_hat`` when every body is supported.
+        When the ranks share the elements (``system.share``), ``K`` is this
+        rank's partial sum and the springs are on rank 0's.
     """
     K_hat = system.K_hat
     modes = system.free_modes()
@@ -168,7 +170,11 @@ def pinned_stiffness(system) -> tuple:
         return K_hat, np.zeros(0, dtype=int), 0.0
     _, _, piv = la.qr(modes.T, mode="economic", pivoting=True)
     pinned = np.sort(piv[: modes.shape[1]])
-    eps = float(np.mean(K_hat.diagonal()))
+    share = getattr(system, "share", None)
+    diagonal = K_hat.diagonal() if share is None else share.total(K_hat.diagonal())
+    eps = float(np.mean(diagonal))
+    if share is not None and not share.root:     # partial sums: the springs counted once
+        return K_hat, pinned, eps
     springs = sp.csc_matrix((np.full(pinned.size, eps), (pinned, pinned)), shape=K_hat.shape)
     return (K_hat + springs).tocsc(), pinned, eps
 

@@ -144,10 +144,16 @@ class RoundingBound:
     matrix: object = field(repr=False)
     absolute: object = field(repr=False)
     gamma: float
+    share: object = None
 
     @classmethod
-    def of(cls, matrix) -> "RoundingBound":
-        """The bound for the bulk matrix ``matrix`` (scipy.sparse, square)."""
+    def of(cls, matrix, share=None) -> "RoundingBound":
+        """The bound for the bulk matrix ``matrix`` (scipy.sparse, square).
+
+        ``share`` (:class:`fecontact.bodies.share.ElementShare`): ``matrix``
+        is this rank's partial sum, and ``|K_hat| |u_hat|`` is bounded by the
+        sum over the ranks of ``|K_r| |u_hat|``, the same on every rank.
+        """
         compressed = matrix if sp.isspmatrix_csr(matrix) or sp.isspmatrix_csc(matrix) \
             else sp.csr_matrix(matrix)
         # |entries| on the matrix's own index arrays (shared, not copied); max entries per row
@@ -157,11 +163,31 @@ class RoundingBound:
             if sp.isspmatrix_csc(compressed) else np.diff(compressed.indptr)
         k = int(np.max(per_row, initial=1))
         eps = np.finfo(float).eps
-        return cls(matrix=matrix, absolute=absolute, gamma=k * eps / (1.0 - k * eps))
+        if share is not None:                   # partial rows: the longest on any rank
+            k = int(share.comm.allreduce(k, op=_mpi_max()))
+        return cls(matrix=matrix, absolute=absolute, gamma=k * eps / (1.0 - k * eps), share=share)
 
     def __call__(self, u_hat: np.ndarray) -> float:
         """``gamma_k || |K_hat| |u_hat| ||_2`` (a force) at the reduced displacements ``u_hat`` (n,)."""
-        return self.gamma * float(np.linalg.norm(self.absolute @ np.abs(u_hat)))
+        bound = self.absolute @ np.abs(u_hat)
+        if self.share is not None:
+            bound = self.share.total(bound)
+        return self.gamma * float(np.linalg.norm(bound))
+
+
+def _mpi_max():
+    """MPI's MAX reduction (mpi4py imported only under a launch of several ranks)."""
+    from mpi4py import MPI
+
+    return MPI.MAX
+
+
+def _share(increment, matrix):
+    """The element share of the system when ``matrix`` is its partial ``K_hat`` (else None)."""
+    problem = getattr(increment, "problem", None)
+    system = getattr(problem, "system", None)
+    share = getattr(system, "share", None)
+    return share if share is not None and matrix is system.K_hat else None
 
 
 def _stress_free_reach(increment, x0: np.ndarray) -> float:
@@ -325,7 +351,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
             return result(False, it, np.inf,
                           f"non-finite residual {origin}, first at {increment.where(first)}")
         if ev.K is not None and (rounding is None or rounding.matrix is not ev.K):
-            rounding = RoundingBound.of(ev.K)
+            rounding = RoundingBound.of(ev.K, _share(increment, ev.K))
         bound = 0.0 if ev.K is None else rounding(np.minimum(np.abs(x[: ev.n_reduced]), reach))
         scale = force_scale(ev, bound, options.tolerance)
         eq, comp = ev.equilibrium_norm / scale, ev.complementarity_norm / scale

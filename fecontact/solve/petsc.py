@@ -151,18 +151,22 @@ class PetscBackend:
             raise RuntimeError("the petsc backend solves small-strain bodies only")
         self.problem = problem
         self.ranks, rank = self.comm.size, self.comm.rank
+        #: seconds in the backend's own collectives (entry exchange, contact gathers, step gathers, norms)
+        self.collectives = Stopwatch()
         self.rows = partition_rows(system, self.ranks)
         self.owned = self.rows.owned(rank)
         self.start, self.stop = int(self.rows.starts[rank]), int(self.rows.starts[rank + 1])
         self.slots = self.rows.position[self.owned] - self.start
         self.unused = np.setdiff1d(np.arange(self.stop - self.start), self.slots)
         bulk = system.K_hat if matrix is None else matrix
-        self.K = self._distributed(bulk)
+        #: whether the ranks assembled their own elements (``K_hat`` a partial sum on each)
+        self.shared = matrix is None and getattr(system, "share", None) is not None
+        self.K = self._distributed(bulk, partial=self.shared)
         # bodies held only by contact: the multigrid of K with their rigid-body modes held by
         # springs (the operator stays K; the constraints hold the bodies)
         pinned = pinned_stiffness(system)[0] if matrix is None and system.free_modes().shape[1] \
             else None
-        self.K_pc = self.K if pinned is None else self._distributed(pinned)
+        self.K_pc = self.K if pinned is None else self._distributed(pinned, partial=self.shared)
         coords = self.PETSc.Vec().createWithArray(
             self.rows.node_coords[self.start // self.rows.block:self.stop // self.rows.block].ravel(),
             bsize=self.rows.block, comm=self.comm)
@@ -174,28 +178,31 @@ class PetscBackend:
         self.tolerance = tolerance
         self._forcing = SettlingForcing(eta_max)
         self.iterations = 0
-        #: seconds in the backend's own collectives (contact gathers, step gathers, norms)
-        self.collectives = Stopwatch()
 
     # -- distributed objects --------------------------------------------------------------
 
-    def _distributed(self, A: sp.spmatrix, unit: float | None = None):
+    def _distributed(self, A: sp.spmatrix, unit: float | None = None, partial: bool = False):
         """This rank's rows of ``A`` as a PETSc ``MPIAIJ`` matrix in node blocks.
 
-        Rows no unknown takes are identity rows scaled like ``A``'s diagonal,
-        or ``unit`` times the identity when given.
+        ``A`` is the same on every rank, or (``partial``) this rank's part
+        of a sum over the ranks, whose entries are sent to the ranks that
+        own their rows (:meth:`_owned_entries`).  Rows no unknown takes are
+        identity rows scaled like ``A``'s diagonal, or ``unit`` times the
+        identity when given.
         """
-        A = sp.coo_matrix(sp.csr_matrix(A)[self.owned])
+        if partial:
+            rows, cols, values = self._owned_entries(sp.coo_matrix(A))
+        else:
+            A = sp.coo_matrix(sp.csr_matrix(A)[self.owned])
+            rows, cols, values = self.slots[A.row], self.rows.position[A.col], A.data
         n_local, n = self.stop - self.start, self.rows.size
+        local = sp.csr_matrix((values, (rows, cols)), shape=(n_local, n))      # duplicates summed
         if unit is None:
-            own_diagonal = A.data[self.owned[A.row] == A.col]
+            own_diagonal = local.diagonal(self.start)[self.slots]
             total = self.mpi.allreduce(np.array([own_diagonal.sum(), own_diagonal.size], dtype=float))
             unit = total[0] / max(total[1], 1.0)        # identity rows scaled like the matrix
-        local = sp.csr_matrix(
-            (np.concatenate([A.data, np.full(self.unused.size, unit)]),
-             (np.concatenate([self.slots[A.row], self.unused]),
-              np.concatenate([self.rows.position[A.col], self.start + self.unused]))),
-            shape=(n_local, n))
+        local = local + sp.csr_matrix((np.full(self.unused.size, unit),
+                                       (self.unused, self.start + self.unused)), shape=(n_local, n))
         local.sum_duplicates()
         local.sort_indices()
         index = self.PETSc.IntType
@@ -204,6 +211,33 @@ class PetscBackend:
                                             local.data), comm=self.comm)
         M.assemble()
         return M
+
+    def _owned_entries(self, A: sp.coo_matrix) -> tuple:
+        """The entries of the rows this rank owns, summed over every rank's part ``A``.
+
+        Each rank sends its entries to the owners of their rows (one
+        all-to-all), as PETSc's ``MatSetValues`` with ``ADD_VALUES`` does;
+        duplicates are summed when the matrix is made.
+
+        Returns
+        -------
+        rows, cols, values : ndarray, shape (k,)
+            Local row, distributed column, value.
+        """
+        position = self.rows.position
+        rows, cols = position[A.row], position[A.col]
+        owner = np.searchsorted(self.rows.starts, rows, side="right") - 1
+        order = np.argsort(owner, kind="stable")
+        counts = np.bincount(owner, minlength=self.ranks)
+        with self.collectives:
+            incoming = np.array(self.mpi.alltoall([int(c) for c in counts]), dtype=np.int64)
+            received = []
+            for data, kind in ((rows, np.int64), (cols, np.int64), (A.data, np.float64)):
+                buffer = np.empty(int(incoming.sum()), dtype=kind)
+                self.mpi.Alltoallv([np.ascontiguousarray(data[order], dtype=kind), counts],
+                                   [buffer, incoming])
+                received.append(buffer)
+        return received[0] - self.start, received[1], received[2]
 
     def _vector(self, full: np.ndarray | None = None):
         """A distributed vector, this rank's entries of ``full`` (shape (n,)) or zeros."""
@@ -387,7 +421,9 @@ class PetscBackend:
         -------
         dict
             ``ranks``; ``rows_per_rank`` (rows of the distributed matrices,
-            identity rows included); ``multigrid`` (the PETSc preconditioner
+            identity rows included); ``elements_per_rank`` (the elements
+            each rank assembled, :mod:`fecontact.bodies.share`; None when
+            every rank assembled them all); ``multigrid`` (the PETSc preconditioner
             type); ``peak_memory_gb_per_rank`` (each process's peak resident
             memory so far, ``ru_maxrss``); ``collective_seconds_per_rank``
             (in the backend's own all-reduces and all-gathers, waiting
@@ -398,6 +434,8 @@ class PetscBackend:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6      # kB on Linux
         return {"ranks": self.ranks,
                 "rows_per_rank": [int(c) for c in self.rows.counts],
+                "elements_per_rank": (self.problem.system.share.gather_counts(
+                    self.problem.system.share.elements) if self.shared else None),
                 "multigrid": self.multigrid.getType(),
                 "peak_memory_gb_per_rank": [float(p) for p in self.mpi.allgather(peak)],
                 "collective_seconds_per_rank": [float(c) for c in
