@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from .io import read, save_solution, write
-from .problem import PFCError
+from .problem import PFCError, findings
 
 SOLVERS = ("ssn", "nsgs")
 
@@ -46,7 +46,8 @@ def add_parser(sub) -> None:
                        help="semismooth Newton (default) or nonsmooth Gauss-Seidel")
     solve.add_argument("--out", required=True, help="solution file (.npz)")
     solve.add_argument("--tolerance", type=float, default=None,
-                       help="relative tolerance (default: 1e-12 ssn, 1e-10 nsgs)")
+                       help="largest residual (equilibrium, natural map, complementarity) "
+                            "of a converged solution (default 1e-10)")
     solve.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
@@ -81,8 +82,8 @@ def export(args) -> int:
     closed = int(np.sum(s["r"].reshape(-1, p.d)[:, 0] > 0.0))
     print(f"{args.out}: step {args.step} of {args.case} (t = {p.info['t_start']:.6g} -> "
           f"{p.info['t']:.6g}): n = {p.n}, {p.n_contacts} contacts ({closed} closed), d = {p.d}, "
-          f"rigid modes {p.rigid_modes.shape[1]}; the finite-element solution has natural map "
-          f"{res.natural_map:.1e}, equilibrium {res.equilibrium:.1e}")
+          f"rigid modes {p.rigid_modes.shape[1]}; the finite-element solution has "
+          f"{res.describe()}")
     return 0
 
 
@@ -118,9 +119,10 @@ def solve(args) -> int:
     res = sol.residuals
     status = "converged" if sol.converged else "NOT converged"
     unit = "iterations" if args.solver == "ssn" else "sweeps"
+    for note in findings(pf.problem):
+        print(f"note: {args.problem}: {note}")
     print(f"{args.problem}: {sol.solver} {status} in {sol.iterations} {unit}, {sol.seconds:.2f} s; "
-          f"natural map {res.natural_map:.1e}, equilibrium {res.equilibrium:.1e} "
-          f"(Siconos error {res.siconos_error:.1e}); solution in {args.out}")
+          f"{res.describe()}; solution in {args.out}")
     if pf.solution is not None:
         s = pf.solution
         print(f"  against the file's solution (relative): r {_relative(sol.r, s['r']):.1e}, "

@@ -26,7 +26,7 @@ key                       content
 ========================  ==========================================================
 
 A solution file (``fecontact pfc solve``) holds ``v``, ``r``, ``u``, the
-residuals ``natural_map``, ``equilibrium``, ``siconos_error`` and ``rho``,
+residuals ``equilibrium``, ``natural_map``, ``gfc3d_error`` and ``complementarity``,
 and ``solver``, ``converged``, ``iterations``, ``seconds``, ``reason``.
 Files are written to a temporary name and renamed, so a file is complete or
 absent.
@@ -46,6 +46,8 @@ from ..io.atomic import replacing
 from .problem import GlobalProblem, PFCError, Residuals
 
 FORMAT = "fecontact-pfc-1"
+#: the residuals a solution file holds (the fields of :class:`~fecontact.pfc.problem.Residuals`)
+RESIDUAL_KEYS = ("equilibrium", "natural_map", "gfc3d_error", "complementarity")
 _REQUIRED = ("q", "b", "mu", "d")
 
 
@@ -191,7 +193,7 @@ def load_solution(path) -> Solution:
     """Read a solution file written by :func:`save_solution`."""
     data = _open(path)
     try:
-        res = Residuals(*(float(data[k]) for k in ("natural_map", "equilibrium", "siconos_error", "rho")))
+        res = Residuals(**{k: float(data[k]) for k in RESIDUAL_KEYS})
         return Solution(v=data["v"], r=data["r"], u=data["u"], residuals=res,
                         solver=str(data["solver"]), converged=bool(data["converged"]),
                         iterations=int(data["iterations"]), seconds=float(data["seconds"]),

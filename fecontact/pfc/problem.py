@@ -12,28 +12,44 @@ reactions ``r`` (m d,) of ``m`` contacts in dimension ``d`` with
 ``C_mu = {r : ||r_T|| <= mu r_N}`` the Coulomb cone and ``C*_mu`` its dual.
 Each contact block is ordered normal first, ``(r_N, r_T)``; ``u_N`` (``b_N``
 at ``v = 0``) is positive when open and ``r_N >= 0`` pushes the bodies
-apart.  With ``mu = 0`` the problem is frictionless (``r_T = 0``).
+apart.  With ``mu = 0`` the problem is frictionless (``r_T = 0``).  ``M``
+need not be symmetric (:attr:`GlobalProblem.asymmetry`).
 
-This module holds the problem, the projection on the cone and the two
-residuals every solution is reported with:
+This module holds the problem, the projections on the cone and its dual,
+and the residuals every solution is reported with
+(:meth:`GlobalProblem.residuals`), none of which depends on a solver's
+parameters:
 
-* the natural map ``F(r) = r - P_C(r - rho u_hat)``, relative:
-  ``||F|| / max(||r||, ||q||)``.  ``rho`` (force per length) makes ``rho
-  u_hat`` a force, so the measure does not depend on units;
-  :meth:`GlobalProblem.rho` takes it from the diagonal of the Delassus
-  operator estimated with the diagonal of ``M`` (no factorisation).
-  Siconos' own measure (``rho = 1``, squared norm divided by ``1 + ||q||``,
-  as in its ``GlobalFrictionContact3D_compute_error``) is reported beside
-  it as ``siconos_error`` for cross-checking with Siconos' solvers;
-* the equilibrium residual ``||M v - q - H r|| / max(||q||, ||H r||)``.
+* ``equilibrium`` ``= ||q + H r - M v|| / max(||q||, ||M v||, ||H r||)``;
+* ``natural_map`` ``= ||F|| / max(||u||, ||r||)``, ``F_i = r_i - P_C(r_i -
+  u_hat_i)``: the natural map with ``rho = 1``;
+* ``gfc3d_error`` ``=`` equilibrium ``+`` natural_map: exactly Siconos'
+  ``gfc3d_compute_error`` (Siconos 4.4, ``gfc3d_compute_error.c``), for
+  comparing with its solvers;
+* ``complementarity``: the cone complementarity residual, free of any
+  ``rho`` and of the units of ``r`` and ``u``: the largest of
+  ``||r - P_C(r)|| / ||r||``, ``||u_hat - P_{C*}(u_hat)|| / ||u_hat||`` and
+  ``sum_i |r_i . u_hat_i| / (||r|| ||u_hat||)``, ``||u_hat||`` at least
+  :attr:`GlobalProblem.velocity_scale` (where all contacts stick ``u`` is
+  round-off).  ``natural_map`` alone mixes
+  forces and velocities: when ``||r||`` is many orders above ``||u||`` it
+  cannot see a violated velocity condition, and this one can.
+
+A solution is converged (:meth:`Residuals.converged`) when equilibrium,
+natural map and complementarity are all below the tolerance.
 """
 
 from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+
+
+#: largest relative asymmetry of ``M`` (:attr:`GlobalProblem.asymmetry`) taken as symmetric
+SYMMETRY_TOLERANCE = 1e-13
 
 
 class PFCError(ValueError):
@@ -68,6 +84,26 @@ def project_on_cone(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
     return out
 
 
+def project_on_dual_cone(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    r"""Euclidean projection of each row of ``x`` on the dual cone ``C*_mu = {||x_T|| mu <= x_N}``.
+
+    By Moreau's decomposition, ``P_{C*}(x) = x + P_C(-x)`` (the polar cone
+    of ``C`` is ``-C*``).  With ``mu = 0`` the dual cone is the half-space
+    ``x_N >= 0``.
+
+    Parameters
+    ----------
+    x : ndarray, shape (m, d)
+    mu : ndarray, shape (m,)
+
+    Returns
+    -------
+    ndarray, shape (m, d)
+    """
+    x = np.asarray(x, dtype=float)
+    return x + project_on_cone(-x, mu)
+
+
 def modified_velocity(u: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """De Saxcé's ``u_hat = u + mu ||u_T|| e_N`` per contact; ``u`` shape (m, d)."""
     out = np.array(u, dtype=float, copy=True)
@@ -77,26 +113,33 @@ def modified_velocity(u: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Residuals:
-    """How well ``(v, r)`` solves a :class:`GlobalProblem`.
+    """How well ``(v, r, u)`` solves a :class:`GlobalProblem` (see the module for the definitions).
 
     Attributes
     ----------
-    natural_map : float
-        ``||r - P_C(r - rho u_hat)|| / max(||r||, ||q||)``.
     equilibrium : float
-        ``||M v - q - H r|| / max(||q||, ||H r||)``.
-    siconos_error : float
-        Siconos' measure with ``rho = 1``:
-        ``sum_i ||r_i - P_C(r_i - u_hat_i)||^2 / (1 + ||q||)`` (the contact
-        part of its ``GlobalFrictionContact3D_compute_error``; not unit-free).
-    rho : float
-        The scale used in ``natural_map``.
+        ``||q + H r - M v|| / max(||q||, ||M v||, ||H r||)``.
+    natural_map : float
+        ``||r - P_C(r - u_hat)|| / max(||u||, ||r||)`` (``rho = 1``).
+    gfc3d_error : float
+        ``equilibrium + natural_map``: Siconos' ``gfc3d_compute_error``.
+    complementarity : float
+        The cone complementarity residual (no ``rho``, no units).
     """
 
-    natural_map: float
     equilibrium: float
-    siconos_error: float
-    rho: float
+    natural_map: float
+    gfc3d_error: float
+    complementarity: float
+
+    def converged(self, tolerance: float) -> bool:
+        """Whether equilibrium, natural map and complementarity are all at most ``tolerance``."""
+        return max(self.equilibrium, self.natural_map, self.complementarity) <= tolerance
+
+    def describe(self) -> str:
+        """The four figures in words, for messages."""
+        return (f"equilibrium {self.equilibrium:.1e}, natural map {self.natural_map:.1e}, "
+                f"complementarity {self.complementarity:.1e} (gfc3d error {self.gfc3d_error:.1e})")
 
     def as_dict(self) -> dict:
         """The four figures as a plain dict (for JSON and ``.npz`` files)."""
@@ -110,8 +153,8 @@ class GlobalProblem:
     Attributes
     ----------
     M : scipy.sparse.csc_matrix, shape (n, n)
-        Symmetric, positive definite or semi-definite (then ``rigid_modes``
-        should span its null space).
+        Nonsingular, or singular with ``rigid_modes`` spanning its null
+        space; symmetric or not (:attr:`asymmetry`).
     H : scipy.sparse.csc_matrix, shape (n, m*d)
     q : ndarray, shape (n,)
     b : ndarray, shape (m*d,)
@@ -162,43 +205,124 @@ class GlobalProblem:
         """``u = H^T v + b``, shape (m*d,)."""
         return self.H.T @ v + self.b
 
-    def rho(self) -> float:
-        r"""Scale of ``u_hat`` in the natural map (force per length).
+    @cached_property
+    def asymmetry(self) -> tuple:
+        """``(relative, (i, j))``: the largest ``|M_ij - M_ji|`` over the largest ``|M_ij|``, and where.
 
-        ``1 / mean(diag(H^T D^{-1} H))`` with ``D = diag(M)``: the inverse of
-        the mean contact compliance, estimated without factorising ``M``.
+        ``(0.0, None)`` for a symmetric ``M``.
         """
-        diag = self.M.diagonal()
-        scale = np.where(diag > 0.0, diag, np.max(np.abs(diag), initial=1.0))
-        compliance = np.asarray(self.H.multiply(self.H).T @ (1.0 / scale)).ravel()
-        mean = float(np.mean(compliance)) if compliance.size else 0.0
-        return 1.0 / mean if mean > 0.0 else 1.0
+        gap = sp.coo_matrix(self.M - self.M.T)
+        if gap.nnz == 0 or not np.any(gap.data):
+            return 0.0, None
+        k = int(np.argmax(np.abs(gap.data)))
+        scale = float(np.max(np.abs(self.M.data), initial=0.0)) or 1.0
+        return float(abs(gap.data[k])) / scale, (int(gap.row[k]), int(gap.col[k]))
 
-    def natural_map(self, r: np.ndarray, u: np.ndarray, rho: float) -> np.ndarray:
+    @property
+    def symmetric(self) -> bool:
+        """Whether ``M`` is symmetric to round-off (relative asymmetry at most 1e-13)."""
+        return self.asymmetry[0] <= SYMMETRY_TOLERANCE
+
+    def contact_scales(self) -> tuple:
+        r"""Per-contact augmentation ``(rho_N, rho_T)``, shape (m,) each: inverse contact compliances.
+
+        The compliance of contact ``i`` in direction ``k`` is the diagonal
+        entry ``(H^T M^{-1} H)_{ik,ik}`` of the Delassus operator, estimated
+        without factorising ``M`` as ``sum_j H_{j,ik}^2 / M_jj`` (exact for a
+        diagonal ``M``).  ``rho_N`` inverts the normal one, ``rho_T`` the mean
+        of the tangential ones.  A solver parameter, not part of any
+        residual: each contact gets its own, so the iteration does not
+        depend on how the unknowns are scaled.
+        """
+        diag = np.abs(self.M.diagonal())
+        fallback = float(np.max(diag, initial=0.0)) or 1.0
+        scale = np.where(diag > 0.0, diag, fallback)
+        compliance = np.asarray(self.H.multiply(self.H).T @ (1.0 / scale)).reshape(-1, self.d)
+        positive = compliance[compliance > 0.0]
+        floor = float(np.min(positive)) if positive.size else 1.0
+        compliance = np.where(compliance > 0.0, compliance, floor)
+        return 1.0 / compliance[:, 0], 1.0 / np.mean(compliance[:, 1:], axis=1)
+
+    def natural_map(self, r: np.ndarray, u: np.ndarray, rho=1.0) -> np.ndarray:
         """``r - P_C(r - rho u_hat)`` per contact, shape (m, d), from ``r`` and ``u`` (m*d,)."""
         R = np.asarray(r, dtype=float).reshape(-1, self.d)
         u_hat = modified_velocity(np.reshape(u, (-1, self.d)), self.mu)
-        return R - project_on_cone(R - rho * u_hat, self.mu)
+        return R - project_on_cone(R - np.reshape(rho, (-1, 1)) * u_hat, self.mu)
 
-    def relative_natural_map(self, r: np.ndarray, u: np.ndarray, rho: float) -> float:
-        """``||r - P_C(r - rho u_hat)|| / max(||r||, ||q||)``."""
-        scale = max(float(np.linalg.norm(r)), float(np.linalg.norm(self.q)), np.finfo(float).tiny)
-        return float(np.linalg.norm(self.natural_map(r, u, rho))) / scale
+    @cached_property
+    def velocity_scale(self) -> float:
+        r"""The size of the terms that make ``u``: ``max(||b||, ||H^T D^{-1} q||)``, ``D = |diag M|``.
 
-    def residuals(self, v: np.ndarray, r: np.ndarray, rho: float | None = None) -> Residuals:
-        """The natural-map and equilibrium residuals of ``(v, r)``."""
-        rho = self.rho() if rho is None else float(rho)
-        u = self.local_velocity(v)
-        siconos = self.natural_map(r, u, 1.0)
-        Hr = self.H @ np.ravel(r)
-        norm_q = float(np.linalg.norm(self.q))
-        balance = self.M @ v - self.q - Hr
+        ``H^T D^{-1} q`` estimates the local velocities the load would cause
+        without contact.  Where every contact sticks, ``u`` is the round-off
+        of such terms, and :meth:`complementarity` measures ``u_hat`` against
+        this scale rather than against itself.
+        """
+        diag = np.abs(self.M.diagonal())
+        fallback = float(np.max(diag, initial=0.0)) or 1.0
+        free = self.H.T @ (self.q / np.where(diag > 0.0, diag, fallback))
+        return max(float(np.linalg.norm(self.b)), float(np.linalg.norm(free)))
+
+    def complementarity(self, r: np.ndarray, u: np.ndarray) -> float:
+        """The cone complementarity residual of ``(r, u)`` (module docstring): no ``rho``, no units.
+
+        ``u_hat`` is measured against ``max(||u_hat||, velocity_scale)``
+        (:attr:`velocity_scale`).
+        """
+        velocity_scale = self.velocity_scale
+        R = np.asarray(r, dtype=float).reshape(-1, self.d)
+        U = modified_velocity(np.reshape(u, (-1, self.d)), self.mu)
         tiny = np.finfo(float).tiny
-        return Residuals(
-            natural_map=self.relative_natural_map(r, u, rho),
-            equilibrium=float(np.linalg.norm(balance) / max(norm_q, float(np.linalg.norm(Hr)), tiny)),
-            siconos_error=float(np.sum(siconos * siconos) / (1.0 + norm_q)),
-            rho=rho)
+        norm_r = max(float(np.linalg.norm(R)), tiny)
+        norm_u = max(float(np.linalg.norm(U)), float(velocity_scale), tiny)
+        outside_r = float(np.linalg.norm(R - project_on_cone(R, self.mu))) / norm_r
+        outside_u = float(np.linalg.norm(U - project_on_dual_cone(U, self.mu))) / norm_u
+        product = float(np.sum(np.abs(np.einsum("ij,ij->i", R, U)))) / (norm_r * norm_u)
+        return max(outside_r, outside_u, product)
+
+    def contact_residuals(self, r: np.ndarray, u: np.ndarray) -> tuple:
+        """``(natural_map, complementarity)`` of ``(r, u)`` alone (as :meth:`residuals`)."""
+        tiny = np.finfo(float).tiny
+        F = self.natural_map(r, u)
+        natural = float(np.linalg.norm(F)) / max(float(np.linalg.norm(u)), float(np.linalg.norm(r)), tiny)
+        return natural, self.complementarity(r, u)
+
+    def residuals(self, v: np.ndarray, r: np.ndarray, u: np.ndarray | None = None) -> Residuals:
+        """The residuals of ``(v, r, u)`` (``u`` default ``H^T v + b``): see the module.
+
+        Parameters
+        ----------
+        v : ndarray, shape (n,)
+        r, u : ndarray, shape (m*d,)
+
+        Returns
+        -------
+        Residuals
+        """
+        v, r = np.asarray(v, dtype=float), np.ravel(np.asarray(r, dtype=float))
+        u = self.local_velocity(v) if u is None else np.ravel(np.asarray(u, dtype=float))
+        Mv, Hr = self.M @ v, self.H @ r
+        tiny = np.finfo(float).tiny
+        balance = float(np.linalg.norm(self.q + Hr - Mv)) / max(
+            float(np.linalg.norm(self.q)), float(np.linalg.norm(Mv)), float(np.linalg.norm(Hr)), tiny)
+        natural, complementarity = self.contact_residuals(r, u)
+        return Residuals(equilibrium=balance, natural_map=natural, gfc3d_error=balance + natural,
+                         complementarity=complementarity)
+
+
+def findings(problem: GlobalProblem) -> list:
+    """What a solver should know about ``problem`` that does not stop it, one line each.
+
+    Today: a non-symmetric ``M`` (the solvers then factorise it by LU).
+    """
+    out = []
+    relative, where = problem.asymmetry
+    if relative > SYMMETRY_TOLERANCE:
+        i, j = where
+        out.append(f"M is not symmetric: |M[{i},{j}] - M[{j},{i}]| = "
+                   f"{abs(problem.M[i, j] - problem.M[j, i]):.3g} ({relative:.1e} of max |M|); "
+                   f"it is factorised by LU")
+    return out
 
 
 def check(problem: GlobalProblem, source: str = "problem") -> None:
