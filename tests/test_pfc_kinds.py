@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from fecontact.pfc.delassus import DelassusBackend
 from fecontact.pfc.manufactured import kinds, manufactured, random_spd, rescale, scaled_pair
 from fecontact.pfc.nsgs import solve_nsgs
 from fecontact.pfc.problem import findings, project_on_cone
-from fecontact.pfc.ssn import solve_ssn
+from fecontact.pfc.ssn import NewtonView, solve_ssn
+from fecontact.solve.factor import LU
 
 SOLVERS = [solve_ssn, solve_nsgs]
 #: most semismooth Newton iterations allowed on these small problems
@@ -71,7 +73,8 @@ def test_non_symmetric_M_is_reported_and_factorised_by_LU(d):
     assert not problem.symmetric
     notes = findings(problem)
     assert len(notes) == 1 and "M is not symmetric" in notes[0] and "LU" in notes[0]
-    assert solve_ssn(problem).solver == "ssn (direct)"
+    assert solve_ssn(problem).solver == "ssn (delassus)"
+    assert isinstance(DelassusBackend(NewtonView(problem)).factor, LU)
 
 
 def test_symmetric_M_has_no_findings():
@@ -137,3 +140,18 @@ def test_gfc3d_error_is_siconos_definition():
     assert res.gfc3d_error == pytest.approx(balance + complementarity, rel=1e-12)
     assert res.natural_map == pytest.approx(complementarity, rel=1e-12)
     assert res.equilibrium == pytest.approx(balance, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["non-symmetric M, 3D", "box sliding, 3D, 4 points",
+                                  "scaled over 8 orders, 2D", "10 contacts on 6 unknowns, 3D"])
+def test_delassus_step_is_the_newton_step(name):
+    """The step through the engaged rows' Delassus operator solves the whole Jacobian's system."""
+    problem = KINDS[name].problem
+    view = NewtonView(problem)
+    rng = np.random.default_rng(41)
+    case = KINDS[name]
+    x = np.concatenate([case.v, case.r]) + 0.1 * rng.normal(size=problem.n + problem.b.size)
+    ev = view.evaluate(x)
+    step = DelassusBackend(view).solve(ev)
+    reference = sp.linalg.spsolve(ev.jacobian().tocsc(), -ev.residual)
+    np.testing.assert_allclose(step, reference, rtol=1e-8, atol=1e-10 * np.abs(reference).max())

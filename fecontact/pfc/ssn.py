@@ -30,11 +30,11 @@ the same equations, generalised Jacobian
   Fukushima 2001): each step is unique, ``v`` converges to the unique
   velocity and ``r`` to an admissible reaction, and ``delta -> 0`` keeps
   Newton's fast local convergence.
-* **Backends.** ``auto`` uses ``schur`` (``M`` factorised once; the compliance
-  of the DOFs ``H`` touches) for a symmetric ``M``, falling back to
-  ``direct`` (sparse LU of ``J`` at every iteration), which also serves a
-  non-symmetric ``M``.  A singular ``M`` is handled through its
-  ``rigid_modes`` if the file gives them, and otherwise by ``direct``.
+* **Backends.** ``auto`` uses :class:`~fecontact.pfc.delassus.DelassusBackend`
+  (``M`` factorised once, by LU where it is not symmetric; the compliance
+  of the engaged contact rows), falling back to the finite-element
+  ``schur`` backend (a singular ``M`` with its ``rigid_modes``) and to
+  ``direct`` (sparse LU of ``J`` at every iteration) last.
 * **Convergence.** Newton stops on its own test; the solution is reported
   converged only when the residuals of :meth:`GlobalProblem.residuals`,
   computed on the returned ``(v, r, u)``, are below the tolerance (Newton
@@ -55,6 +55,7 @@ from ..solve.backends import make_backend
 from ..solve.newton import NewtonOptions, semismooth_newton
 from ..solve.problem import Evaluation
 from ..solve.operators import block_diagonal
+from .delassus import DelassusBackend
 from .io import Solution
 from .problem import GlobalProblem
 
@@ -172,16 +173,15 @@ def solve_ssn(pfc: GlobalProblem, tolerance: float = 1e-10, max_iterations: int 
     view = NewtonView(pfc)
     x0 = np.zeros(pfc.n + pfc.b.size)
     x0[pfc.n:] = seed(pfc)
-    # auto: schur, then direct if M cannot be factorised or Newton fails with it (a singular M
-    # without its rigid modes); direct alone for a non-symmetric M (schur's factorisation is
-    # Cholesky's)
+    # auto: delassus; schur where M has rigid modes; direct if M cannot be factorised or Newton
+    # fails with the others (a singular M without its rigid modes)
     if backend != "auto":
         names = (backend,)
     else:
-        names = ("schur", "direct") if pfc.symmetric else ("direct",)
+        names = ("delassus", "schur", "direct")
     for name in names:
         try:
-            solver = make_backend(name, view)
+            solver = DelassusBackend(view) if name == "delassus" else make_backend(name, view)
         except RuntimeError:
             if name == names[-1]:
                 raise
