@@ -155,3 +155,18 @@ def test_delassus_step_is_the_newton_step(name):
     step = DelassusBackend(view).solve(ev)
     reference = sp.linalg.spsolve(ev.jacobian().tocsc(), -ev.residual)
     np.testing.assert_allclose(step, reference, rtol=1e-8, atol=1e-10 * np.abs(reference).max())
+
+
+@pytest.mark.parametrize("name", ["non-symmetric M, 2D", "box sliding, 3D, 9 points",
+                                  "scaled over 8 orders, 3D"])
+def test_compiled_stopping_test_computes_the_reported_residuals(name):
+    from fecontact.pfc.sweep import contact_errors
+
+    case = KINDS[name]
+    problem = case.problem
+    rng = np.random.default_rng(43)
+    for r, u in ((case.r, case.u), (case.r + rng.normal(size=case.r.size),
+                                    case.u + rng.normal(size=case.u.size))):
+        compiled = contact_errors(r, u, problem.mu, problem.d, problem.velocity_scale)
+        np.testing.assert_allclose(compiled, problem.contact_residuals(r, u), rtol=1e-10,
+                                   atol=1e-15)

@@ -27,7 +27,7 @@ key                       content
 
 A solution file (``fecontact pfc solve``) holds ``v``, ``r``, ``u``, the
 residuals ``equilibrium``, ``natural_map``, ``gfc3d_error`` and ``complementarity``,
-and ``solver``, ``converged``, ``iterations``, ``seconds``, ``reason``.
+and ``solver``, ``converged``, ``iterations``, ``seconds``, ``setup_seconds``, ``reason``.
 Files are written to a temporary name and renamed, so a file is complete or
 absent.
 """
@@ -65,6 +65,9 @@ class Solution:
     converged : bool
     iterations : int
     seconds : float
+        The whole solve.
+    setup_seconds : float
+        Its part before the iterations (factorisations, the Delassus operator).
     reason : str
         Why the solver stopped without converging ("" otherwise).
     """
@@ -77,6 +80,7 @@ class Solution:
     converged: bool = True
     iterations: int = 0
     seconds: float = 0.0
+    setup_seconds: float = 0.0
     reason: str = ""
 
 
@@ -184,7 +188,8 @@ def save_solution(path, solution: Solution) -> None:
     """Write a :class:`Solution` to ``path`` (.npz)."""
     arrays = {"v": solution.v, "r": solution.r, "u": solution.u, "solver": np.array(solution.solver),
               "converged": np.array(solution.converged), "iterations": np.array(solution.iterations),
-              "seconds": np.array(solution.seconds), "reason": np.array(solution.reason)}
+              "seconds": np.array(solution.seconds), "setup_seconds": np.array(solution.setup_seconds),
+              "reason": np.array(solution.reason)}
     arrays.update({k: np.array(v) for k, v in solution.residuals.as_dict().items()})
     _atomic_savez(path, arrays)
 
@@ -197,6 +202,7 @@ def load_solution(path) -> Solution:
         return Solution(v=data["v"], r=data["r"], u=data["u"], residuals=res,
                         solver=str(data["solver"]), converged=bool(data["converged"]),
                         iterations=int(data["iterations"]), seconds=float(data["seconds"]),
+                        setup_seconds=float(data["setup_seconds"]) if "setup_seconds" in data else 0.0,
                         reason=str(data["reason"]))
     except KeyError as err:
         raise PFCError(f"{path}: missing key {err} (not a solution file)") from None

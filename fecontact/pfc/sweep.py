@@ -30,7 +30,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["sweep"]
+__all__ = ["sweep", "contact_errors"]
 
 _JIT = dict(cache=True)
 
@@ -217,3 +217,47 @@ def sweep(W: np.ndarray, r: np.ndarray, u: np.ndarray, mu: np.ndarray, d: int,
         _sweep_2d(W, r, u, mu)
     else:
         _sweep_3d(W, r, u, mu, max_iterations)
+
+
+@numba.njit(**_JIT)
+def _contact_errors(r, u, mu, d, velocity_scale):
+    m = mu.size
+    tiny = 2.2250738585072014e-308
+    F2 = r2 = u2 = hat2 = out_r2 = out_u2 = 0.0
+    product = 0.0
+    for i in range(m):
+        base = d * i
+        rn = r[base]
+        rt1 = r[base + 1]
+        rt2 = r[base + 2] if d == 3 else 0.0
+        un = u[base]
+        ut1 = u[base + 1]
+        ut2 = u[base + 2] if d == 3 else 0.0
+        hn = un + mu[i] * math.hypot(ut1, ut2)              # u_hat
+        r2 += rn * rn + rt1 * rt1 + rt2 * rt2
+        u2 += un * un + ut1 * ut1 + ut2 * ut2
+        hat2 += hn * hn + ut1 * ut1 + ut2 * ut2
+        pn, p1, p2 = _cone(rn - hn, rt1 - ut1, rt2 - ut2, mu[i])   # natural map, rho = 1
+        F2 += (rn - pn) ** 2 + (rt1 - p1) ** 2 + (rt2 - p2) ** 2
+        pn, p1, p2 = _cone(rn, rt1, rt2, mu[i])                     # r outside its cone
+        out_r2 += (rn - pn) ** 2 + (rt1 - p1) ** 2 + (rt2 - p2) ** 2
+        pn, p1, p2 = _cone(-hn, -ut1, -ut2, mu[i])                  # u_hat outside the dual cone
+        out_u2 += pn * pn + p1 * p1 + p2 * p2                       # |u_hat - P_C*(u_hat)| = |P_C(-u_hat)|
+        product += abs(rn * hn + rt1 * ut1 + rt2 * ut2)
+    norm_r = max(math.sqrt(r2), tiny)
+    norm_hat = max(math.sqrt(hat2), velocity_scale, tiny)
+    natural = math.sqrt(F2) / max(math.sqrt(u2), math.sqrt(r2), tiny)
+    complementarity = max(math.sqrt(out_r2) / norm_r, math.sqrt(out_u2) / norm_hat,
+                          product / (norm_r * norm_hat))
+    return natural, complementarity
+
+
+def contact_errors(r: np.ndarray, u: np.ndarray, mu: np.ndarray, d: int,
+                   velocity_scale: float) -> tuple:
+    """``(natural_map, complementarity)`` of ``(r, u)``, compiled.
+
+    The same figures as :meth:`fecontact.pfc.problem.GlobalProblem.contact_residuals`
+    (``velocity_scale`` its :attr:`~fecontact.pfc.problem.GlobalProblem.velocity_scale`),
+    for the stopping test of every sweep.
+    """
+    return _contact_errors(r, u, mu, d, float(velocity_scale))
