@@ -512,7 +512,8 @@ def render(data: dict) -> str:
              f"the solvers of commit `{data['before']}`, run on the same files; every row is judged by "
              "this version's residuals of the `(v, r, u)` that solver returned, so a row that *says* "
              "converged with large residuals is a false success. Error of r is that of H r where H "
-             "is rank-deficient (r is not unique there).",
+             "is rank-deficient (r is not unique there). Siconos' `GFC3D_NSN_AC` (3D problems) runs "
+             "with at most 100 iterations and tolerance 1e-10 on its own measure.",
              "",
              kinds_table(data["kinds"]),
              "",
