@@ -23,6 +23,7 @@ from fecontact.analysis.dynamic import DynamicAnalysis, contact_nodes
 from fecontact.analysis.integrators import Integrator
 from fecontact.analysis.mass import MassSolver, project_velocity, redistribute
 from fecontact.run.static import run
+from fecontact.solve.backends import BACKENDS
 
 DYNAMIC_CASES = sorted(p.stem for p in CASES.glob("*.toml") if "[dynamics]" in p.read_text())
 
@@ -395,6 +396,7 @@ def test_3d_block_bounces_with_friction_and_balanced_energy(case_file):
     r = run(path, path.parent / "out")
     s = json.loads((path.parent / "out" / "summary.json").read_text())
     assert s["converged"] and s["dim"] == 3
+    assert s["backend"] in BACKENDS                 # the backend the time steps used, by name
     ts = s["time_series"]
     assert min(ts["open"]) == 0                     # the whole bottom touched
     assert max(ts["slip"]) > 0                      # and slid

@@ -118,6 +118,11 @@ class DynamicAnalysis:
                 rows[c] = m / max(float(m.sum()), 1e-300)
             self._centroid_rows.append(rows)
 
+    @property
+    def backend_names(self) -> tuple:
+        """The names of the backends the time steps used so far (one per step size), sorted."""
+        return tuple(sorted({backend.name for backend, _ in self._backends.values()}))
+
     # -- helpers --------------------------------------------------------------
     def backend(self, dt: float):
         """``(backend, effective matrix)`` of time step ``dt``, built once per step size."""

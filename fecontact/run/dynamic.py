@@ -298,8 +298,9 @@ class DynamicRun(RunAnalysis):
         Returns
         -------
         dict
-            ``time_series``, ``pairs``, ``timings``, ``max_newton_iterations_per_step``
-            and, once a time step is recorded, ``energy``.
+            ``time_series``, ``pairs``, ``timings``, ``max_newton_iterations_per_step``,
+            ``backend`` (the linear-solver backends the time steps used, by name) and,
+            once a time step is recorded, ``energy``.
         """
         data = self.series.data
         out = {"time_series": data,
@@ -309,7 +310,8 @@ class DynamicRun(RunAnalysis):
                   "timings": {"total": elapsed,
                               "linear_solve": self.analysis.timings["linear_solve"],
                               "contact": self.analysis.timings["contact"]},
-                  "max_newton_iterations_per_step": max(data["newton_iterations"], default=0)}
+                  "max_newton_iterations_per_step": max(data["newton_iterations"], default=0),
+                  "backend": ", ".join(self.analysis.backend_names) or None}
         if data["t"]:
             out["energy"] = _energy_summary(data)
         return out

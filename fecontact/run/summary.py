@@ -90,7 +90,8 @@ class RunSummary:
     overrides : list of str
         The ``--set`` overrides.
     backend : str or None
-        Linear-solver backend (static runs).
+        Linear-solver backend; in a dynamic run, those its time steps used
+        (comma-separated, one per step size), set at the conclusion.
     backend_choice : str or None
         Why ``auto`` picked it: the modelled costs (static runs with ``auto``).
     dynamics : DynamicSettings or None
