@@ -388,9 +388,10 @@ def large_increments(workdir: Path, before: str, echo=print) -> list:
                                    "r": _relative(r, pf.solution["r"])})
             echo(f"{case}: {label} {got}")
 
-        s = solve_ssn(p)
-        judge(s.solver, {"converged": s.converged, "iterations": s.iterations,
-                         "seconds": s.seconds}, s.v, s.r, s.u)
+        for backend in ("auto", "amg"):                  # amg: the exported near-null space
+            s = solve_ssn(p, backend=backend)
+            judge(s.solver, {"converged": s.converged, "iterations": s.iterations,
+                             "seconds": s.seconds}, s.v, s.r, s.u)
         env = dict(os.environ, PYTHONPATH=str(old_root))
         done = subprocess.run([sys.executable, str(runner), str(path), str(path) + ".old.npz"],
                               env=env, capture_output=True, text=True, cwd=workdir, timeout=3600)
@@ -520,8 +521,10 @@ def render(data: dict) -> str:
              "### Large 3D increments against Siconos",
              "",
              "The case meshes' increments, read from the same file by each solver; wall seconds of "
-             "the solve, one thread (`OMP_NUM_THREADS=1`); Siconos' `GFC3D_NSN_AC` with its "
-             "default options and tolerance 1e-10 on its own error measure.",
+             "the solve, one thread (`OMP_NUM_THREADS=1`); `ssn` with its default backend and with "
+             "`backend=\"amg\"` (the finite-element multigrid on the near-null space the export "
+             "stores); Siconos' `GFC3D_NSN_AC` with its default options and tolerance 1e-10 on its "
+             "own error measure.",
              "",
              large_table(data.get("large", [])),
              "",
@@ -542,12 +545,21 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--page-only", action="store_true", help="the page from docs/pfc.json")
     parser.add_argument("--before", default=BEFORE, help="the commit whose solvers are 'before'")
+    parser.add_argument("--large", action="store_true",
+                        help="measure the large 3D increments again only (the rest from docs/pfc.json)")
     parser.add_argument("--sweeps", action="store_true",
                         help="measure the NSGS sweeps again only (the rest from docs/pfc.json)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     if args.page_only:
         data = json.loads(DATA_PATH.read_text())
+    elif args.large:
+        data = json.loads(DATA_PATH.read_text())
+        with tempfile.TemporaryDirectory(prefix="fecontact-pfc-") as work:
+            _old_package(data["before"], Path(work) / "old")
+            (Path(work) / "siconos_runner.py").write_text(SICONOS_RUNNER)
+            data["large"] = large_increments(Path(work), data["before"])
+        DATA_PATH.write_text(json.dumps(data, indent=1) + "\n")
     elif args.sweeps:
         data = json.loads(DATA_PATH.read_text())
         with tempfile.TemporaryDirectory(prefix="fecontact-pfc-") as work:

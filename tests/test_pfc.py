@@ -358,3 +358,22 @@ def test_ssn_falls_back_to_direct_when_M_cannot_be_factorised():
     assert sol.converged and sol.solver == "ssn (direct)"
     np.testing.assert_allclose(sol.r, [1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(sol.v, [0.0, 0.0], atol=1e-12)
+
+
+def test_export_carries_the_near_null_space_for_the_multigrid(tmp_path):
+    """The exported rigid-body motions let ``ssn`` use the finite-element ``amg`` backend."""
+    pf = export_case(CASES / "hertz3d.toml", 2, ["bodies.0.mesh.h_contact=0.04",
+                                                 "bodies.0.mesh.h_far=0.3"])
+    p, fe = pf.problem, pf.solution
+    assert p.near_null_space.shape == (p.n, 6)
+    # the three translations: unit displacement of every free DOF in its direction
+    Z = p.near_null_space
+    assert np.array_equal(np.sort(np.unique(Z[:, :3])), [0.0, 1.0])
+    assert np.array_equal(Z[:, :3].sum(axis=1), np.ones(p.n))
+    save_problem(tmp_path / "p.npz", p, fe)
+    back = load_problem(tmp_path / "p.npz").problem
+    np.testing.assert_array_equal(back.near_null_space, p.near_null_space)
+    sol = solve_ssn(back, backend="amg")
+    assert sol.converged and sol.solver == "ssn (amg)", sol.reason
+    for key in "rvu":
+        assert relative(getattr(sol, key), fe[key]) < 1e-6

@@ -46,6 +46,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..friction.ipc import SmoothIPC
+from ..solve.amg import rigid_body_modes
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 from ..solve.operators import kinematic_operator
@@ -109,7 +110,8 @@ def from_state(problem: ContactProblem, state: StepState, bulk=None, info=None) 
             "r": "contact nodal forces (normal first, tangential along the slip basis)",
             "v": "increment of the reduced displacements", "u": "gap and slip increment"}
     meta.update(info or {})
-    pfc = GlobalProblem(M=M, H=H, q=-R0, b=w - H.T @ v, mu=mu, d=d, rigid_modes=modes, info=meta)
+    pfc = GlobalProblem(M=M, H=H, q=-R0, b=w - H.T @ v, mu=mu, d=d, rigid_modes=modes, info=meta,
+                        near_null_space=rigid_body_modes(sysm))
     r = (problem.area[:, None] * state.multiplier).ravel()
     pair_index = np.concatenate([np.full(p.n_nodes, i) for i, p in enumerate(problem.pairs)])
     nodes = np.concatenate([p.slave.nodes for p in problem.pairs])

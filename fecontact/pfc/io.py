@@ -16,6 +16,9 @@ key                       content
 ``mu`` (m,)               friction coefficient per contact
 ``d``                     2 or 3
 ``rigid_modes`` (n, k)    optional: null space of ``M`` (bodies held only by contact)
+``near_null_space`` (n, k)
+                          optional: the bodies' rigid-body motions in the unknowns of
+                          ``v``, for an algebraic multigrid of ``M``
 ``info``                  optional: JSON text (case, step, time, pairs, ...)
 ``area`` (m,)             optional: slave nodal area (length in 2D), ``r / area``
                           is the traction
@@ -114,6 +117,8 @@ def save_problem(path, problem: GlobalProblem, solution: dict | None = None,
     arrays.update(_sparse_arrays("H", problem.H))
     if problem.rigid_modes.shape[1]:
         arrays["rigid_modes"] = problem.rigid_modes
+    if problem.near_null_space.shape[1]:
+        arrays["near_null_space"] = problem.near_null_space
     for key, value in (extras or {}).items():
         arrays[key] = np.asarray(value)
     for key, value in (solution or {}).items():
@@ -167,7 +172,7 @@ def load_problem(path) -> ProblemFile:
         raise PFCError(f"{path}: 'd' must be an integer (2 or 3)") from None
     problem = _construct(path, M=_sparse(data, "M", path), H=_sparse(data, "H", path), q=data["q"],
                          b=data["b"], mu=data["mu"], d=d, rigid_modes=data.get("rigid_modes"),
-                         info=info)
+                         info=info, near_null_space=data.get("near_null_space"))
     solution = None
     if all(f"solution_{k}" in data for k in "vru"):
         solution = {k: data[f"solution_{k}"] for k in "vru"}

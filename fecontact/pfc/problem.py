@@ -165,6 +165,10 @@ class GlobalProblem:
         Null space of ``M`` (``k = 0`` when it is positive definite).
     info : dict
         Free-form metadata (origin of the problem; JSON-serialisable).
+    near_null_space : ndarray, shape (n, k)
+        Optional: the rigid-body motions of the bodies in the unknowns of
+        ``v`` (an exported finite-element increment has them), for an
+        algebraic multigrid of ``M`` (``k = 0`` when not known).
     source : str, init only
         What to name in the error raised for an inconsistent entry (a file).
     """
@@ -177,6 +181,7 @@ class GlobalProblem:
     d: int
     rigid_modes: np.ndarray = field(default=None, repr=False)
     info: dict = field(default_factory=dict, repr=False)
+    near_null_space: np.ndarray = field(default=None, repr=False)
     source: InitVar[str] = "problem"
 
     def __post_init__(self, source: str):
@@ -189,6 +194,9 @@ class GlobalProblem:
         if modes.ndim == 1:
             modes = modes[:, None]
         object.__setattr__(self, "rigid_modes", modes if modes.size else np.zeros((self.q.size, 0)))
+        near = np.zeros((self.q.size, 0)) if self.near_null_space is None \
+            else np.asarray(self.near_null_space, dtype=float)
+        object.__setattr__(self, "near_null_space", near if near.size else np.zeros((self.q.size, 0)))
         check(self, source)
 
     @property
@@ -352,3 +360,6 @@ def check(problem: GlobalProblem, source: str = "problem") -> None:
                        f"has {p.mu[p.mu < 0][0]:g})")
     if p.rigid_modes.shape[0] != n:
         raise PFCError(f"{source}: 'rigid_modes' has {p.rigid_modes.shape[0]} rows, expected {n}")
+    if p.near_null_space.shape[0] != n:
+        raise PFCError(f"{source}: 'near_null_space' has {p.near_null_space.shape[0]} rows, "
+                       f"expected {n}")

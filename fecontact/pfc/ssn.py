@@ -79,7 +79,9 @@ class NewtonView:
         self.c_n = np.broadcast_to(np.asarray(rho_n, dtype=float), (pfc.n_contacts,)).copy()
         self.c_t = np.broadcast_to(np.asarray(rho_t, dtype=float), (pfc.n_contacts,)).copy()
         self.regularise = regularise
-        self.system = SimpleNamespace(K_hat=pfc.M, n_reduced=pfc.n, free_modes=lambda: pfc.rigid_modes)
+        self.system = SimpleNamespace(K_hat=pfc.M, n_reduced=pfc.n, free_modes=lambda: pfc.rigid_modes,
+                                      near_null_space=(pfc.near_null_space
+                                                       if pfc.near_null_space.shape[1] else None))
         self.contact_dofs = np.unique(pfc.H.tocsr().nonzero()[0])
         self._HT = pfc.H.T.tocsr()
         self._scale_q = float(np.linalg.norm(pfc.q))
@@ -181,7 +183,8 @@ def solve_ssn(pfc: GlobalProblem, tolerance: float = 1e-10, max_iterations: int 
         names = ("delassus", "schur", "direct")
     for name in names:
         try:
-            solver = DelassusBackend(view) if name == "delassus" else make_backend(name, view)
+            solver = DelassusBackend(view) if name == "delassus" else \
+                make_backend(name, view, tolerance=tolerance * NEWTON_MARGIN)
         except RuntimeError:
             if name == names[-1]:
                 raise

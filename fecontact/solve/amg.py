@@ -22,6 +22,9 @@ def rigid_body_modes(system) -> np.ndarray:
     -------
     ndarray, shape (n_reduced, 3) in 2D, (n_reduced, 6) in 3D
     """
+    given = getattr(system, "near_null_space", None)
+    if given is not None:                       # a system without geometry (a PFC problem) gives them
+        return given
     from ..bodies.pieces import rigid_motions
 
     modes = rigid_motions(system.reference_coords())
