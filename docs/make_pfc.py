@@ -425,14 +425,19 @@ def large_table(rows: list) -> str:
             first = False
             r = res["residuals"]
             lines.append(f"{head} {res['solver']} | {'converged' if res['converged'] else 'not converged'} "
-                         f"| {res['iterations']} | {res['seconds']:.1f} | {_e(r['equilibrium'])} | "
-                         f"{_e(r['natural_map'])} | {_e(r['complementarity'])} | {_e(r['gfc3d_error'])} "
+                         f"| {res['iterations']} | {res['seconds']:.1f} | {_cells(r, gfc3d=True)} "
                          f"| {_e(res['r'])} |")
     return "\n".join(lines)
 
 
 def _e(x) -> str:
     return f"{x:.1e}"
+
+
+def _cells(residuals: dict, gfc3d: bool = False) -> str:
+    """Equilibrium, natural map, complementarity (and the gfc3d error) as table cells."""
+    keys = ("equilibrium", "natural_map", "complementarity") + (("gfc3d_error",) if gfc3d else ())
+    return " | ".join(_e(residuals[k]) for k in keys)
 
 
 def exported_table(rows: list) -> str:
@@ -443,16 +448,14 @@ def exported_table(rows: list) -> str:
         fe = row["fe"]
         lines.append(f"| {row['case']} ({row['step']}) | {row['mesh']} | {row['n']} | "
                      f"{row['contacts']} ({row['closed']}) | FE (export {row['export_s']:.1f} s) | | | | "
-                     f"{_e(fe['equilibrium'])} | {_e(fe['natural_map'])} | {_e(fe['complementarity'])} "
-                     f"| | | |")
+                     f"{_cells(fe)} | | | |")
         for s in row["solvers"]:
             res = s["residuals"]
             per = f"{1e3 * (s['seconds'] - s['setup_seconds']) / max(s['iterations'], 1):.3f} ms" \
                 if s["solver"] == "nsgs" else ""
             status = "" if s["converged"] else " (not converged)"
             lines.append(f"| | | | | {s['solver']}{status} | {s['iterations']} | {s['seconds']:.2f} | "
-                         f"{per} | {_e(res['equilibrium'])} | {_e(res['natural_map'])} | "
-                         f"{_e(res['complementarity'])} | {_e(s['r'])} | {_e(s['v'])} | {_e(s['u'])} |")
+                         f"{per} | {_cells(res)} | {_e(s['r'])} | {_e(s['v'])} | {_e(s['u'])} |")
     return "\n".join(lines)
 
 
@@ -475,8 +478,7 @@ def kinds_table(rows: list) -> str:
             says = "converged" if res["converged"] else "not converged"
             r_err = err.get("r", err["Hr"])
             lines.append(f"{head} {res['solver']} | {says} | {res['iterations']} | {res['seconds']:.3f} | "
-                         f"{_e(r['equilibrium'])} | {_e(r['natural_map'])} | {_e(r['complementarity'])} | "
-                         f"{_e(r['gfc3d_error'])} | {_e(err['v'])} | {_e(r_err)}"
+                         f"{_cells(r, gfc3d=True)} | {_e(err['v'])} | {_e(r_err)}"
                          f"{'' if 'r' in err else ' (H r)'} |")
     return "\n".join(lines)
 

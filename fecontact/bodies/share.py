@@ -129,6 +129,12 @@ class ElementShare:
         self.comm.Allreduce(MPI.IN_PLACE, out, op=MPI.SUM)
         return out
 
+    def largest(self, value: int) -> int:
+        """The largest of every rank's ``value`` (an all-reduce), the same on every rank."""
+        from mpi4py import MPI
+
+        return int(self.comm.allreduce(int(value), op=MPI.MAX))
+
     def gather_counts(self, value: int) -> list:
         """``value`` from every rank, in rank order."""
         return [int(v) for v in self.comm.allgather(int(value))]

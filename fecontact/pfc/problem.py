@@ -242,10 +242,8 @@ class GlobalProblem:
         residual: each contact gets its own, so the iteration does not
         depend on how the unknowns are scaled.
         """
-        diag = np.abs(self.M.diagonal())
-        fallback = float(np.max(diag, initial=0.0)) or 1.0
-        scale = np.where(diag > 0.0, diag, fallback)
-        compliance = np.asarray(self.H.multiply(self.H).T @ (1.0 / scale)).reshape(-1, self.d)
+        squares = self.H.multiply(self.H).T
+        compliance = np.asarray(squares @ (1.0 / self.mass_diagonal)).reshape(-1, self.d)
         positive = compliance[compliance > 0.0]
         floor = float(np.min(positive)) if positive.size else 1.0
         compliance = np.where(compliance > 0.0, compliance, floor)
@@ -258,6 +256,17 @@ class GlobalProblem:
         return R - project_on_cone(R - np.reshape(rho, (-1, 1)) * u_hat, self.mu)
 
     @cached_property
+    def mass_diagonal(self) -> np.ndarray:
+        """``|diag M|``, zeros replaced by its largest entry (1 if all vanish), shape (n,).
+
+        The diagonal behind the estimates of :meth:`contact_scales` and
+        :attr:`velocity_scale`.
+        """
+        diag = np.abs(self.M.diagonal())
+        fallback = float(np.max(diag, initial=0.0)) or 1.0
+        return np.where(diag > 0.0, diag, fallback)
+
+    @cached_property
     def velocity_scale(self) -> float:
         r"""The size of the terms that make ``u``: ``max(||b||, ||H^T D^{-1} q||)``, ``D = |diag M|``.
 
@@ -266,9 +275,7 @@ class GlobalProblem:
         of such terms, and :meth:`complementarity` measures ``u_hat`` against
         this scale rather than against itself.
         """
-        diag = np.abs(self.M.diagonal())
-        fallback = float(np.max(diag, initial=0.0)) or 1.0
-        free = self.H.T @ (self.q / np.where(diag > 0.0, diag, fallback))
+        free = self.H.T @ (self.q / self.mass_diagonal)
         return max(float(np.linalg.norm(self.b)), float(np.linalg.norm(free)))
 
     def complementarity(self, r: np.ndarray, u: np.ndarray) -> float:

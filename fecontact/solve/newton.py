@@ -164,7 +164,7 @@ class RoundingBound:
         k = int(np.max(per_row, initial=1))
         eps = np.finfo(float).eps
         if share is not None:                   # partial rows: the longest on any rank
-            k = int(share.comm.allreduce(k, op=_mpi_max()))
+            k = share.largest(k)
         return cls(matrix=matrix, absolute=absolute, gamma=k * eps / (1.0 - k * eps), share=share)
 
     def __call__(self, u_hat: np.ndarray) -> float:
@@ -174,12 +174,6 @@ class RoundingBound:
             bound = self.share.total(bound)
         return self.gamma * float(np.linalg.norm(bound))
 
-
-def _mpi_max():
-    """MPI's MAX reduction (mpi4py imported only under a launch of several ranks)."""
-    from mpi4py import MPI
-
-    return MPI.MAX
 
 
 def _share(increment, matrix):
