@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fecontact.pfc.delassus import DelassusBackend
+from fecontact.pfc.delassus import DelassusBackend, DelassusCache
 from fecontact.pfc.manufactured import kinds, manufactured, random_spd, rescale, scaled_pair
 from fecontact.pfc.nsgs import solve_nsgs
 from fecontact.pfc.problem import findings, project_on_cone
 from fecontact.pfc.ssn import NewtonView, solve_ssn
-from fecontact.solve.factor import LU
+from fecontact.solve.factor import LU, SupernodalCholesky
 
 SOLVERS = [solve_ssn, solve_nsgs]
 #: most semismooth Newton iterations allowed on these small problems
@@ -155,6 +155,44 @@ def test_delassus_step_is_the_newton_step(name):
     step = DelassusBackend(view).solve(ev)
     reference = sp.linalg.spsolve(ev.jacobian().tocsc(), -ev.residual)
     np.testing.assert_allclose(step, reference, rtol=1e-8, atol=1e-10 * np.abs(reference).max())
+
+
+def test_half_solves_give_the_compliance_of_sparse_columns():
+    """``B1^T K^-1 B2 = Z1^T Z2`` with ``Z = L^-1 P B``, against a dense solve (dense and sparse rows mixed)."""
+    rng = np.random.default_rng(5)
+    A = sp.random(400, 400, density=0.01, random_state=6)
+    K = (A @ A.T + sp.identity(400) * 2.0).tocsc()
+    B1 = sp.random(400, 9, density=0.02, random_state=7).tocsc()
+    B2 = sp.random(400, 4, density=0.02, random_state=8).tocsc()
+    factor = SupernodalCholesky(K)
+    reference = B1.T @ np.linalg.solve(K.toarray(), B2.toarray())
+    Z1, Z2 = factor.half_solve(B1), factor.half_solve(B2)
+    for fraction in (0.0, 0.05, 2.0):           # all rows dense, mixed, all sparse
+        np.testing.assert_allclose(SupernodalCholesky.inner(Z1, Z2, fraction), reference,
+                                   rtol=1e-10, atol=1e-12 * np.abs(reference).max())
+    b = rng.normal(size=(400, 3))
+    np.testing.assert_allclose(K @ factor.solve(b), b, atol=1e-10)
+    np.testing.assert_allclose(K @ factor.solve(b[:, 0]), b[:, 0], atol=1e-10)
+    with pytest.raises(RuntimeError, match="not positive definite"):
+        SupernodalCholesky(sp.diags([1.0, -1.0, 2.0]).tocsc())
+
+
+@pytest.mark.parametrize("name", ["non-symmetric M, 3D", "10 contacts on 6 unknowns, 3D",
+                                  "scaled over 8 orders, 2D"])
+def test_delassus_cache_grows_to_the_dense_delassus_operator(name):
+    """Blocks of ``W = H^T M^-1 H`` asked for in pieces (rows met before and new) equal the dense ``W``."""
+    problem = KINDS[name].problem
+    W = problem.H.T @ np.linalg.solve(problem.M.toarray(), problem.H.toarray())
+    cache = DelassusCache(problem.M, problem.H, problem.symmetric)
+    assert isinstance(cache.factor, SupernodalCholesky if problem.symmetric else LU)
+    m = problem.H.shape[1]
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        rows = np.sort(rng.choice(m, size=max(m // 3, 1), replace=False))
+        cols = np.sort(rng.choice(m, size=max(m // 4, 1), replace=False))
+        np.testing.assert_allclose(cache.block(rows, cols), W[np.ix_(rows, cols)],
+                                   rtol=1e-9, atol=1e-12 * np.abs(W).max())
+    assert cache.rows.size <= m
 
 
 @pytest.mark.parametrize("name", ["non-symmetric M, 2D", "box sliding, 3D, 9 points",

@@ -18,15 +18,19 @@ dense system of ``|E|`` rows,
     (J_{21,E} M^{-1} H_E + J_{22,EE})\,dr_E
       = -R_{2,E} + J_{21,E}\, y, \qquad y = M^{-1}(R_1 - H_F\,dr_F),
 
-and ``dv = M^{-1}(H dr - R_1)``.  ``M`` is factorised once (Cholesky, or LU
-when it is not symmetric), the column ``M^{-1} H_j`` of a contact row is
-computed by back-substitution the first time the row is engaged and kept,
-and each iteration costs two more back-substitutions and the dense solve.
-Unlike the finite-element ``schur`` backend, whose compliance is per DOF
-that ``H`` touches (a slave node and a master facet per contact), this
-needs one column per engaged contact row, the least a Newton step through
-``M^{-1}`` can use.  Only the rows of the columns at the DOFs ``H`` touches
-are kept (``J21`` lives there): ``|S| |E|`` numbers for ``|S|`` such DOFs.
+and ``dv = M^{-1}(H dr - R_1)``.  Since ``J21 = D_u H^T`` with ``D_u``
+block-diagonal per contact, ``J_{21,E} M^{-1} H_E = D_{u,EK} W_{KE}``: a
+block of the Delassus operator ``W = H^T M^{-1} H`` over the rows ``K``
+that ``D_u`` couples to ``E``.
+
+``M`` is factorised once.  Where it is symmetric (positive definite), by
+CHOLMOD's supernodal Cholesky ``P M P^T = L L^T``
+(:class:`fecontact.solve.factor.SupernodalCholesky`), and ``W`` over the
+contact rows seen so far is ``Z^T Z`` with ``Z = L^{-1} P H_K``: half
+solves with sparse right-hand sides, computed the first time a row is
+needed and kept.  Where ``M`` is not symmetric, by LU, with the columns
+``M^{-1} H_j`` at the DOFs ``H`` touches.  Each iteration then costs two
+full solves and a dense solve of ``|E|`` rows.
 """
 
 from __future__ import annotations
@@ -35,12 +39,69 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 
-from ..solve.factor import LU, factorize
+from ..solve.factor import LU, SupernodalCholesky
+from ..solve.operators import block_diagonal
 
-__all__ = ["DelassusBackend"]
+__all__ = ["DelassusBackend", "DelassusCache"]
 
 #: compliance columns computed per multi-right-hand-side solve
 BATCH = 1024
+
+
+class DelassusCache:
+    """The Delassus operator ``W = H^T M^{-1} H`` over the contact rows met so far, grown on demand.
+
+    Parameters
+    ----------
+    M : sparse matrix, shape (n, n)
+    H : sparse matrix, shape (n, m d)
+    symmetric : bool
+        Factorise ``M`` by supernodal Cholesky (else by LU).
+
+    Raises
+    ------
+    RuntimeError
+        ``M`` cannot be factorised.
+    """
+
+    def __init__(self, M: sp.spmatrix, H: sp.spmatrix, symmetric: bool):
+        self.symmetric = symmetric
+        self.factor = SupernodalCholesky(M) if symmetric else LU(M)
+        self.H = sp.csc_matrix(H)
+        #: position of each contact row in :attr:`W` (-1: not yet computed)
+        self.position = np.full(H.shape[1], -1)
+        self.rows = np.zeros(0, dtype=int)
+        #: ``W`` over :attr:`rows`, shape (k, k)
+        self.W = np.zeros((0, 0))
+        self._half = sp.csr_matrix((H.shape[0], 0))       # symmetric: L^{-1} P H[:, rows]
+        self._touched = np.unique(self.H.tocsr().nonzero()[0])
+        self._columns = np.zeros((self._touched.size, 0))  # LU: (M^{-1} H[:, rows])[touched]
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``W[rows][:, cols]``, shape (|rows|, |cols|), computing the rows not met before."""
+        needed = np.union1d(rows, cols)
+        new = needed[self.position[needed] < 0]
+        for start in range(0, new.size, BATCH):
+            self._extend(new[start:start + BATCH])
+        return self.W[np.ix_(self.position[rows], self.position[cols])]
+
+    def _extend(self, new: np.ndarray) -> None:
+        """Append the rows and columns of ``new`` contact rows to :attr:`W`."""
+        H_new = self.H[:, new]
+        if self.symmetric:
+            Z = self.factor.half_solve(H_new)
+            cross = SupernodalCholesky.inner(self._half, Z)
+            W = np.block([[self.W, cross], [cross.T, SupernodalCholesky.inner(Z, Z)]])
+            self._half = sp.hstack([self._half, Z], format="csr")
+        else:
+            C = self.factor.solve(H_new.toarray())[self._touched]
+            H_old, H_new = self.H[self._touched][:, self.rows], H_new[self._touched]
+            W = np.block([[self.W, H_old.T @ C], [H_new.T @ self._columns, H_new.T @ C]])
+            self._columns = np.hstack([self._columns, C])
+        if not np.all(np.isfinite(W)):
+            raise RuntimeError("M is singular: non-finite Delassus operator")
+        self.position[new] = np.arange(self.rows.size, self.rows.size + new.size)
+        self.rows, self.W = np.concatenate([self.rows, new]), W
 
 
 class DelassusBackend:
@@ -64,38 +125,26 @@ class DelassusBackend:
         if pfc.rigid_modes.shape[1]:
             raise RuntimeError("M has rigid modes: no Delassus operator")
         self.pfc, self.d = pfc, pfc.d
-        self.factor = factorize(pfc.M) if pfc.symmetric else LU(pfc.M)
-        self.H = pfc.H.tocsc()
-        #: the DOFs ``H`` touches; ``J21`` lives on them, so only these rows of ``M^{-1} H_i`` are kept
-        self.touched = np.unique(self.H.tocsr().nonzero()[0])
-        self._columns: dict = {}        # contact row -> (M^{-1} H[:, row])[touched], shape (|touched|,)
+        self.cache = DelassusCache(pfc.M, pfc.H, pfc.symmetric)
+        self.factor = self.cache.factor
+        self.H = self.cache.H
 
     def forcing(self, status) -> float:
         """Every step is exact."""
         return 0.0
 
-    def _compliance_columns(self, rows: np.ndarray) -> np.ndarray:
-        """``(M^{-1} H[:, rows])[touched]``, shape (|touched|, |rows|); new rows in multi-RHS solves."""
-        new = [int(c) for c in rows if int(c) not in self._columns]
-        for start in range(0, len(new), BATCH):
-            part = np.asarray(new[start:start + BATCH])
-            solved = self.factor.solve(self.H[:, part].toarray())[self.touched]
-            if not np.all(np.isfinite(solved)):
-                raise RuntimeError("M is singular: non-finite compliance columns")
-            for k, c in enumerate(part):
-                self._columns[int(c)] = solved[:, k]
-        if not rows.size:
-            return np.zeros((self.touched.size, 0))
-        return np.column_stack([self._columns[int(c)] for c in rows])
-
     @staticmethod
-    def engaged_rows(J21: sp.csr_matrix, J22: sp.csr_matrix) -> np.ndarray:
-        """The contact rows whose ``J21`` row is nonzero, with the rows ``J22`` couples to them.
+    def engaged_rows(D_u: sp.csr_matrix, J22: sp.csr_matrix) -> np.ndarray:
+        """The contact rows whose ``D_u`` row is nonzero, with the rows ``J22`` couples to them.
 
-        The other rows (an open contact's, a frictionless contact's
-        tangential ones) then solve ``J22_FF dr_F = -R2_F`` on their own.
+        ``J21 = D_u H^T`` vanishes on the other rows (an open contact's, a
+        frictionless contact's tangential ones), which then solve
+        ``J22_FF dr_F = -R2_F`` on their own.  Zeros stored in ``D_u`` or
+        ``J22`` do not count.
         """
-        engaged = np.diff(J21.indptr) > 0
+        D_u = sp.csr_matrix(D_u)
+        D_u.eliminate_zeros()
+        engaged = np.diff(D_u.indptr) > 0
         coupling = sp.csr_matrix(J22 - sp.diags(J22.diagonal()))
         coupling.eliminate_zeros()
         link = (abs(coupling) + abs(coupling).T).tocsr()
@@ -109,18 +158,20 @@ class DelassusBackend:
         """The step ``[dv; dr]`` of ``J dx = -R``, shape (n + m d,)."""
         n = ev.n_reduced
         R1, R2 = ev.residual[:n], ev.residual[n:]
-        J21, J22 = sp.csr_matrix(ev.J21), sp.csr_matrix(ev.J22)
-        rows_e = self.engaged_rows(J21, J22)
+        J22 = sp.csr_matrix(ev.J22)
+        D_u = block_diagonal(ev.contact.d_kinematics).tocsr()          # J21 = D_u H^T
+        D_u.eliminate_zeros()
+        rows_e = self.engaged_rows(D_u, J22)
         rows_f = np.setdiff1d(np.arange(R2.size), rows_e)
         dr = np.zeros(R2.size)
         if rows_f.size:                               # decoupled from the engaged rows
             dr[rows_f] = sp.linalg.spsolve(J22[rows_f][:, rows_f].tocsc(), -R2[rows_f])
         if rows_e.size:
             y = self.factor.solve(R1 - self.H[:, rows_f] @ dr[rows_f])
-            C = self._compliance_columns(rows_e)                        # (|touched|, |E|)
-            J21_e = J21[rows_e][:, self.touched]
-            A = J21_e @ C + J22[rows_e][:, rows_e].toarray()
-            dr[rows_e] = la.solve(A, -R2[rows_e] + J21_e @ y[self.touched], check_finite=False)
+            D_e = D_u[rows_e]
+            rows_k = np.union1d(rows_e, np.unique(D_e.indices))
+            A = D_e[:, rows_k] @ self.cache.block(rows_k, rows_e) + J22[rows_e][:, rows_e].toarray()
+            dr[rows_e] = la.solve(A, -R2[rows_e] + D_e @ (self.H.T @ y), check_finite=False)
         dv = self.factor.solve(self.H @ dr - R1)
         return np.concatenate([dv, dr])
 
