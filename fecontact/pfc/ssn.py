@@ -31,8 +31,8 @@ the same equations, generalised Jacobian
   velocity and ``r`` to an admissible reaction, and ``delta -> 0`` keeps
   Newton's fast local convergence.
 * **Backends.** ``auto`` uses :class:`~fecontact.pfc.delassus.DelassusBackend`
-  (``M`` factorised once, by LU where it is not symmetric; the compliance
-  of the engaged contact rows), falling back to the finite-element
+  (``M`` factorised once, by supernodal Cholesky or by LU where it is not
+  symmetric; the Delassus block of the engaged contact rows), falling back to the finite-element
   ``schur`` backend (a singular ``M`` with its ``rigid_modes``) and to
   ``direct`` (sparse LU of ``J`` at every iteration) last.
 * **Convergence.** Newton stops on its own test; the solution is reported
