@@ -32,9 +32,10 @@ the same equations, generalised Jacobian
   Newton's fast local convergence.
 * **Backends.** ``auto`` uses :class:`~fecontact.pfc.delassus.DelassusBackend`
   (``M`` factorised once, by supernodal Cholesky or by LU where it is not
-  symmetric; the Delassus block of the engaged contact rows), falling back to the finite-element
-  ``schur`` backend (a singular ``M`` with its ``rigid_modes``) and to
-  ``direct`` (sparse LU of ``J`` at every iteration) last.
+  symmetric; the Delassus block of the engaged contact rows), falling back
+  to the finite-element ``schur`` backend (a singular ``M`` with its
+  ``rigid_modes``) and to ``direct`` (sparse LU of ``J`` at every
+  iteration) last.
 * **Convergence.** Newton stops on its own test; the solution is reported
   converged only when the residuals of :meth:`GlobalProblem.residuals`,
   computed on the returned ``(v, r, u)``, are below the tolerance (Newton

@@ -96,9 +96,9 @@ class LU:
 class SupernodalCholesky:
     r"""CHOLMOD's supernodal Cholesky ``P K P^T = L L^T`` (through cvxopt), with half solves.
 
-    The factorisation runs on dense BLAS blocks: on the 3D Hertz bulk matrix
-    (50,878 DOFs) it takes about 1 s where :class:`Cholesky` takes 8 s (see
-    docs/decisions.md).  Besides full solves it gives *half solves*
+    The factorisation runs on dense BLAS blocks, several times faster than
+    :class:`Cholesky` on 3D elasticity (measured side by side in
+    docs/pfc.md).  Besides full solves it gives *half solves*
     ``Z = L^{-1} P B`` of a sparse ``B``, which exploit the sparsity of
     ``B``'s columns, so that ``B_1^T K^{-1} B_2 = Z_1^T Z_2``
     (:meth:`inner`): a Delassus operator without its full back-substitutions.
