@@ -142,9 +142,7 @@ class DelassusBackend:
         ``J22_FF dr_F = -R2_F`` on their own.  Zeros stored in ``D_u`` or
         ``J22`` do not count.
         """
-        D_u = sp.csr_matrix(D_u)
-        D_u.eliminate_zeros()
-        engaged = np.diff(D_u.indptr) > 0
+        engaged = np.asarray(abs(D_u).sum(axis=1)).ravel() > 0
         coupling = sp.csr_matrix(J22 - sp.diags(J22.diagonal()))
         coupling.eliminate_zeros()
         link = (abs(coupling) + abs(coupling).T).tocsr()
