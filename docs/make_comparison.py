@@ -761,7 +761,7 @@ def render_page(data: dict) -> str:
                  for r in p["rows"][:1] if r["solver"] == "fecontact" and r.get("coarse_dofs")]
     nested_text = ("" if not fc_nested else
                    " On the frictionless problems each increment starts from its solution on a coarser model of the "
-                   "body ([nested iteration](decisions.md), `auto` for frictionless problems from "
+                   "body ([nested iteration](developer/decisions/nested-iteration.md), `auto` for frictionless problems from "
                    f"10,000 unknowns; {', '.join(fc_nested)}), whose time is in fecontact's solve time.")
     libs = sorted({lib for r in gf_rows for lib in r["shared_libraries"]})
     load = meta["load_average_start"]
@@ -775,12 +775,10 @@ def render_page(data: dict) -> str:
     n_levels = len(incr["newton_iterations_per_level"])
     probe = (", the extra one being the probe increment"
              if no_limit["increments"] == n_levels + 1 and no_limit["cutbacks"] == 0 else "")
-    changed = meta.get("fecontact_modified") or []
-    modified = f", with uncommitted changes to {len(changed)} files" if changed else ""
     text = f"""# Comparison with GetFEM
 
 The three Hertz problems of the benchmarks solved by fecontact {meta['fecontact']}
-(commit `{meta['fecontact_commit']}`{modified}, scikit-fem {meta['scikit_fem']}) and by [GetFEM](https://getfem.org) {meta['getfem']}
+(scikit-fem {meta['scikit_fem']}) and by [GetFEM](https://getfem.org) {meta['getfem']}
 (Debian's `python3-getfem`) on the same mesh, with the same P1 elements and so
 the same number of DOFs. Every number on this page is read from
 `docs/comparison.json`, written by `docs/make_comparison.py` on {meta['date']}.
@@ -924,7 +922,7 @@ and loads:
   They compare whole solvers (language, assembly and linear solver
   included), not contact algorithms alone.
 - GetFEM is an optional comparison tool here, not a dependency
-  ([design decisions](decisions.md#getfem-comparison)).
+  ([decision record](developer/decisions/getfem-comparison.md)).
 """
     return text
 

@@ -1,15 +1,15 @@
-"""Write docs/scaling.md from the benchmark files: the Hertz series, the run before, the largest run.
+"""Write docs/scaling.md from the benchmark files: the Hertz series and the largest run.
 
-Reads ``docs/scaling/bench.json`` (``fecontact bench --out docs/scaling``),
-``docs/scaling/bench_before.json`` (the series measured before nested
-iteration, with the same cost-model ``auto``) and ``docs/scaling/large.json``, which
-``--large`` writes by running ``hertz3d`` at about 3 million DOFs as a user
-would (``fecontact run``, one increment, no linear reference, no VTU
-files) in a child process whose peak memory is its own.
+Reads ``docs/scaling/bench.json`` (``fecontact bench --out docs/scaling``)
+and ``docs/scaling/large.json``, which ``--large`` writes by running
+``hertz3d`` at about 3 million DOFs as a user would (``fecontact run``, one
+increment, no linear reference, no VTU files) in a child process whose peak
+memory is its own.  Without ``--large`` nothing is measured: the page is
+rendered from the saved files.
 
     fecontact bench --out docs/scaling          # both series, about 25 minutes
     python docs/make_scaling.py --large         # the 3M-DOF run, about 12 minutes
-    python docs/make_scaling.py                 # the page alone
+    python docs/make_scaling.py                 # the page alone, from the saved files
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-from fecontact.run.bench import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 DIR = ROOT / "docs" / "scaling"
@@ -65,6 +63,54 @@ def _span(values, fmt="{:.2f}") -> str:
     return (fmt + " to " + fmt).format(min(values), max(values)) if values else "–"
 
 
+def _fmt(value, spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def _coarse(r: dict) -> str:
+    """The coarse model of nested iteration: its DOFs and Newton iterations, or a dash."""
+    if r.get("coarse_dofs") is None:
+        return "–"
+    return f"{r['coarse_dofs']:,}, {r['coarse_newton_iterations']}"
+
+
+def tables(rows: list, meta: dict) -> str:
+    """The series as two tables: the problem and its solver, then where the time goes.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of ``bench.json``, failed sizes included (they are listed after the tables).
+    meta : dict
+        ``machine``, ``cpus``, ``python`` and ``date`` of the measurement.
+
+    Returns
+    -------
+    str
+        Two Markdown tables, each under a short heading, and a "Measured on ..." note.
+    """
+    ok = [r for r in rows if "error" not in r]
+    solver = ["| case | DOFs | contact nodes | backend | Newton it. | coarse DOFs, Newton it. "
+              "| Krylov it. | peak pressure error |", "|" + "---|" * 8]
+    for r in ok:
+        err = r["peak_pressure_error"]
+        solver.append(f"| {r['series']} | {r['dofs']:,} | {r['contact_nodes']:,} | {r['backend']} | "
+                      f"{r['newton_iterations']} | {_coarse(r)} | {_fmt(r.get('krylov_iterations'), 'd')} | "
+                      f"{_fmt(None if err is None else 100 * err, '.2f')} % |")
+    timing = ["| case | DOFs | contact solve s | linear solve s | ratio | contact work % | mesh s "
+              "| assembly s | total s | peak GB |", "|" + "---|" * 10]
+    for r in ok:
+        timing.append(f"| {r['series']} | {r['dofs']:,} | {r['contact_solve_s']:.2f} | "
+                      f"{r['linear_solve_s']:.2f} | {_fmt(r['ratio'], '.2f')} | "
+                      f"{100 * r['contact_share']:.1f} | {_fmt(r.get('mesh_s'), '.2f')} | "
+                      f"{_fmt(r.get('assembly_s'), '.2f')} | {r['total_s']:.1f} | "
+                      f"{r['peak_memory_gb']:.2f} |")
+    note = (f"Measured on {meta['machine']}, {meta['cpus']} CPUs, CPython {meta['python']}, "
+            f"{meta['date']}.")
+    return ("### Problem size and solver\n\n" + "\n".join(solver) + "\n\n### Time and memory\n\n"
+            + "\n".join(timing) + "\n\n" + note + "\n")
+
+
 def goals(rows: list, large: dict | None) -> str:
     """The issue's targets against the figures of ``rows`` and the large run."""
     lines = ["| target | measured | met |", "|---|---|---|"]
@@ -94,22 +140,7 @@ def goals(rows: list, large: dict | None) -> str:
 def page() -> str:
     """The Markdown of docs/scaling.md."""
     rows, meta, all_rows = _rows(DIR / "bench.json")
-    before, before_meta, before_all = _rows(DIR / "bench_before.json")
     large = json.loads((DIR / "large.json").read_text()) if (DIR / "large.json").exists() else None
-    by_dofs = {(r["series"], r["scale"]): r for r in before}
-    compare = ["| case | scale | DOFs | backend before / now | Newton before / now | ratio before / now "
-               "| contact solve s before / now | peak GB before / now |", "|" + "---|" * 8]
-    for r in rows:
-        b = by_dofs.get((r["series"], r["scale"]))
-        if b is None:
-            continue
-        compare.append(f"| {r['series']} | {r['scale']:g} | {r['dofs']:,} | {b['backend']} / {r['backend']} | "
-                       f"{b['newton_iterations']} / {r['newton_iterations']} | {b['ratio']:.2f} / "
-                       f"{r['ratio']:.2f} | {b['contact_solve_s']:.2f} / {r['contact_solve_s']:.2f} | "
-                       f"{b['peak_memory_gb']:.2f} / {r['peak_memory_gb']:.2f} |")
-    compare_text = (f"## Before and after\n\nThe same sizes measured on {before_meta['date']}, "
-                    "before nested iteration (the same `auto`, the same GMRES), and now:\n\n"
-                    + "\n".join(compare) + "\n")
     large_text = ""
     if large:
         t = large["timings"]
@@ -171,7 +202,7 @@ The columns are:
   independent residual check, the Hertz metrics and the linear reference
   solve.
 
-{markdown_table(all_rows, meta)}
+{tables(all_rows, meta)}
 ![time against DOFs](scaling/bench_time.png)
 
 The raw figures are in [scaling/bench.json](scaling/bench.json) and
@@ -184,7 +215,6 @@ that in mind.{(chr(10) + chr(10) + 'Sizes that failed:' + failed_text) if failed
 
 {goals(rows, large)}
 
-{compare_text}
 {large_text}
 ## Finding the contact zone: nested iteration
 
@@ -199,7 +229,7 @@ iteration costs a linear solve.
 
 From 10,000 unknowns on, frictionless static cases therefore start every
 increment from the same increment solved on a coarser model
-([nested iteration](decisions.md)). The model's generators make its meshes
+([nested iteration](developer/decisions/nested-iteration.md)). The model's generators make its meshes
 with element sizes times 12 (2D) or 4 (3D), so it has about a tenth of the
 unknowns. Its solution, interpolated to the fine nodes, puts the fine
 contact zone within a few nodes of the converged one, so the fine Newton
@@ -251,7 +281,8 @@ The `amg` backend (`fecontact/solve/projected.py`, `fecontact/solve/krylov.py`,
    settled, it goes to a tenth of Newton's tolerance.
 
 The P1 stiffness is assembled by vertex pairs with `np.bincount`. See
-[the design decisions](decisions.md) for the alternatives measured.
+the decision records on [the Krylov backends](developer/decisions/krylov-backends.md) and
+[P1 assembly by node pairs](developer/decisions/p1-assembly-by-node-pairs.md) for the alternatives measured.
 """
 
 
