@@ -50,7 +50,7 @@ PAGES = [
     ("Reliability and restart", "reliability.md"),
     ("Siconos PFC export and solvers", "pfc.md"),
     ("Gallery", "gallery.md"),
-    ("Examples", "examples.md"),
+    ("Examples", "examples/index.md"),
     ("Benchmarks", "benchmarks.md"),
     ("Patch test", "patch_test.md"),
     ("Ironing", "ironing.md"),

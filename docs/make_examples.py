@@ -1,13 +1,23 @@
-"""Run every example script of docs/examples/ and write docs/examples.md with its figures and picture.
+"""Run every example script of docs/examples/ and write the examples gallery and one page per example.
 
     python docs/make_examples.py [--names STEM ...]
 
 Each example is run as a script (``runpy``, a fresh namespace); its
 ``FIGURES`` give the page's table, its ``plot(path)`` writes
-``docs/examples/<stem>.png``.  The page shows, per example, the title and
-text of its docstring, its lines of user code, run time, figures, picture
-and full source.  An example that fails is reported and left off the page,
-and the script exits with status 1.
+``docs/examples/<stem>.png`` and a downscaled copy
+``docs/examples/thumbs/<stem>.png``.  The script writes
+
+* ``docs/examples/<stem>.md``: the title and text of the example's
+  docstring, its lines of user code, run time, figures, picture and full
+  source;
+* ``docs/examples/index.md``: the gallery, one thumbnail per example with
+  its title and a one-line description (the docstring's first sentence
+  without its parentheses), each linking to the example's page.
+
+An example that fails is reported and left off the gallery, and the script
+exits with status 1.  With ``--names`` only those examples are run and
+their pages written; the gallery keeps the other examples whose pages
+exist.
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import json
 import re
 import runpy
 import sys
@@ -24,7 +35,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"
-PAGE = ROOT / "docs" / "examples.md"
+GALLERY = EXAMPLES / "index.md"
+INDEX = EXAMPLES / "examples.json"
+THUMBS = EXAMPLES / "thumbs"
+THUMB_SIZE = (360, 240)
 
 LINE_RULE = ("lines of user code: the non-blank lines of the script that are not comments, "
              "leaving out the module docstring, the `plot` function and the "
@@ -105,13 +119,6 @@ def _cell(text: str) -> str:
     return _escape(text).replace("|", "&#124;")
 
 
-def _anchor(title: str) -> str:
-    """The id the toc extension gives a heading."""
-    from markdown.extensions.toc import slugify
-
-    return slugify(title, "-")
-
-
 def _number(v) -> str:
     return f"{v:.6g}" if isinstance(v, (int, float)) else str(v)
 
@@ -127,44 +134,91 @@ def figures_table(figures: dict) -> list:
     return rows
 
 
+def summary_line(text: str) -> str:
+    """One line for the gallery: the first sentence of a docstring's text, its parentheses left out.
+
+    Bold headings (the terms of a reST definition list, see
+    :func:`docstring_markdown`) are skipped.
+    """
+    lines = [ln for ln in text.splitlines() if not re.fullmatch(r"\*\*.*\*\*", ln.strip())]
+    flat = " ".join(" ".join(lines).split())
+    while True:                                  # innermost parentheses first
+        shorter = re.sub(r"\s*\([^()]*\)", "", flat)
+        if shorter == flat:
+            break
+        flat = shorter
+    sentence = re.split(r"(?<=\.)\s+(?=[A-Z])", flat, maxsplit=1)[0]
+    return sentence.replace(" ;", ";").replace(" ,", ",")
+
+
+def thumbnail(picture: Path) -> Path:
+    """A copy of ``picture`` scaled down to fit :data:`THUMB_SIZE`, in :data:`THUMBS`."""
+    from PIL import Image                      # installed with matplotlib
+
+    THUMBS.mkdir(exist_ok=True)
+    out = THUMBS / picture.name
+    with Image.open(picture) as image:
+        image.thumbnail(THUMB_SIZE, Image.Resampling.LANCZOS)
+        image.save(out, optimize=True)
+    return out
+
+
 def run_example(path: Path) -> dict:
-    """Run one example, write its picture; returns what the page needs."""
+    """Run one example, write its picture and thumbnail; returns what the pages need."""
     source = path.read_text()
     tic = time.perf_counter()
     ns = runpy.run_path(str(path), run_name="example")
     seconds = time.perf_counter() - tic
     picture = EXAMPLES / f"{path.stem}.png"
     ns["plot"](picture)
+    thumbnail(picture)
     title, text = docstring_markdown(ns.get("__doc__") or path.stem)
     return {"stem": path.stem, "title": title, "text": text, "source": source,
             "lines": user_lines(source), "seconds": seconds, "figures": ns["FIGURES"],
             "picture": picture}
 
 
-def page(done: list) -> str:
+def example_page(d: dict) -> str:
+    """The page of one example."""
+    return "\n".join([
+        f"# {_escape(d['title'])}", "",
+        (f"`docs/examples/{d['stem']}.py`: {d['lines']} lines of user code, "
+         f"ran in {d['seconds']:.2f} s. [All examples](index.md)."), "",
+        d["text"], "",
+        "## Results", "",
+        *figures_table(d["figures"]), "",
+        f"![{_escape(d['title'])}]({d['picture'].name})", "",
+        "## Source", "",
+        (f"Run it with `python docs/examples/{d['stem']}.py [OUT.png]`: it prints the "
+         "figures and, given a file name, writes the picture."), "",
+        "```python", d["source"].rstrip("\n"), "```", ""])
+
+
+def gallery_page(entries: list) -> str:
+    """The gallery: a thumbnail, title and one-line description per example."""
     text = ["# Examples", "",
             ("Short scripts in `docs/examples/` that build a model with the Python API "
-            "(`import fecontact as fc`, scikit-fem meshes), solve it and compare it with a "
-            "closed form. Each keeps its results in a dict `FIGURES` and draws one picture with "
-            "`plot(path)`; `python docs/examples/NAME.py [OUT.png]` prints the figures (and "
-            "writes the picture). The test suite runs every example and checks its figures "
-            "against the closed forms. This page is written by `python docs/make_examples.py`: "
-             "every number on it comes from the runs."), "",
-            (f"Counted {LINE_RULE}. Run time: the script without its picture; the examples run "
-             "one after another in one Python process (the first one also imports the "
-             "libraries), on the machine that wrote the page."), "",
-            "| example | lines of user code | run time (s) |", "|---|---|---|"]
-    text += [(f"| [{_cell(d['title'])}](#{_anchor(d['title'])}) | {d['lines']} | "
-              f"{d['seconds']:.2f} |") for d in done]
-    text.append("")
-    for d in done:
-        text += [f"## {_escape(d['title'])}", "",
-                 (f"`docs/examples/{d['stem']}.py`: {d['lines']} lines of user code, "
-                  f"ran in {d['seconds']:.2f} s."), "", d["text"], "",
-                 *figures_table(d["figures"]), "",
-                 f"![{_escape(d['title'])}](examples/{d['picture'].name})", "",
-                 "```python", d["source"].rstrip("\n"), "```", ""]
-    return "\n".join(text)
+             "(`import fecontact as fc`, scikit-fem meshes), solve it and compare it with a "
+             "closed form or a check of equilibrium. New to fecontact? The "
+             "[tutorial](../getting-started/tutorial.md) builds one model step by step. "
+             "The bundled case files, run from the command line, are in the "
+             "[gallery of cases](../gallery.md)."), "",
+            "| | example |", "|---|---|"]
+    for e in entries:
+        text.append(f"| [![{_cell(e['title'])}](thumbs/{e['stem']}.png)]({e['stem']}.md) | "
+                    f"**[{_cell(e['title'])}]({e['stem']}.md)**<br>{_cell(e['summary'])} |")
+    text += ["",
+             ("Each script keeps its results in a dict `FIGURES` and draws one picture with "
+              "`plot(path)`; the test suite runs every example and checks its figures. "
+              "These pages are written by `python docs/make_examples.py`: every number on "
+              "them comes from the runs."), "",
+             (f"Counted {LINE_RULE}. Run time: the script without its picture; the examples run "
+              "one after another in one Python process (the first one also imports the "
+              "libraries), on the machine that wrote the page."), "",
+             "| example | lines of user code | run time (s) |", "|---|---|---|"]
+    text += [f"| [{_cell(e['title'])}]({e['stem']}.md) | {e['lines']} | {e['seconds']:.2f} |"
+             for e in entries]
+    return "\n".join(text) + "\n"
 
 
 def main() -> int:
@@ -185,8 +239,16 @@ def main() -> int:
             continue
         done.append(d)
         print(f"  {d['lines']} lines, {d['seconds']:.2f} s, {d['picture'].relative_to(ROOT)}")
-    PAGE.write_text(page(done))
-    print(f"wrote {PAGE.relative_to(ROOT)} ({len(done)} examples)")
+    index = json.loads(INDEX.read_text()) if args.names and INDEX.exists() else {}
+    for d in done:
+        (EXAMPLES / f"{d['stem']}.md").write_text(example_page(d))
+        index[d["stem"]] = {"stem": d["stem"], "title": d["title"], "summary": summary_line(d["text"]),
+                            "lines": d["lines"], "seconds": round(d["seconds"], 2)}
+    index = {stem: index[stem] for stem in sorted(index)
+             if stem not in failed and (EXAMPLES / f"{stem}.md").exists()}
+    INDEX.write_text(json.dumps(index, indent=1) + "\n")
+    GALLERY.write_text(gallery_page(list(index.values())))
+    print(f"wrote {GALLERY.relative_to(ROOT)} and {len(done)} example pages")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1
