@@ -155,3 +155,87 @@ def test_subpackages_import_only_earlier_ones():
                 if ORDER.index(target[1]) > mine:
                     offenders.append(f"{'/'.join(rel)}:{node.lineno} imports {'.'.join(target)}")
     assert not offenders, offenders
+
+
+def _obstacle_at(cls):
+    """``cls`` with its surface through the origin, normal +y (2D) or +z (3D), moving 1e-6 along x."""
+    dim = cls.dim
+    up = np.eye(dim)[dim - 1]
+    move = 1e-6 * np.eye(dim)[0]
+    if "normal" in cls.__dataclass_fields__:
+        return cls(np.zeros(dim), up, displacement=move)
+    return cls(-up, 1.0, displacement=move)
+
+
+def test_every_obstacle_measures_itself():
+    """Each registered obstacle is one class with its own kinematics: a node 0.25 off its surface
+    along the normal has gap 0.25 and the normal as gap gradient, no slip while the obstacle
+    stays and a slip of the obstacle's small tangential move when it moves; no obstacle class is another's subclass (no order to get right)."""
+    from fecontact.contact.obstacles import OBSTACLES, Obstacle
+
+    classes = list(OBSTACLES.values())
+    assert {cls.kind for cls in classes} == set(OBSTACLES)
+    for cls in classes:
+        assert not any(issubclass(cls, other) for other in classes if other is not cls), cls
+        obstacle = _obstacle_at(cls)
+        assert isinstance(obstacle, Obstacle)
+        dim = cls.dim
+        node = np.zeros((1, dim))
+        node[0, dim - 1] = 0.25
+        still = obstacle.kinematics(node, node, 0.0, 0.0)
+        np.testing.assert_allclose(still.gap, [0.25], rtol=1e-14)
+        np.testing.assert_allclose(still.d_gap, np.eye(dim)[dim - 1][None, :], atol=1e-14)
+        assert still.slip.shape == (1, dim - 1) and not still.slip.any()
+        moved = obstacle.kinematics(node, node, 1.0, 0.0)
+        np.testing.assert_allclose(np.linalg.norm(moved.slip), 1e-6, rtol=1e-9)
+
+
+def _facade(init: Path) -> tuple:
+    """The ``TYPE_CHECKING`` imports (name -> (module, name there)), ``_EXPORTS`` and ``__all__``
+    of a lazy package facade, read from its source."""
+    import ast
+
+    typed, exports, names = {}, None, None
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for imp in node.body:
+                for alias in imp.names:
+                    typed[alias.asname or alias.name] = ("." * imp.level + (imp.module or ""),
+                                                         alias.name)
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            target = node.targets[0].id
+            if target == "__all__":
+                names = ast.literal_eval(node.value)
+            elif target == "_EXPORTS" and isinstance(node.value, ast.Dict):
+                exports = ast.literal_eval(node.value)
+    return typed, exports, names
+
+
+FACADES = sorted(p for p in Path(fecontact.__file__).parent.rglob("__init__.py")
+                 if "lazy_exports" in p.read_text())
+
+
+@pytest.mark.parametrize("init", FACADES, ids=lambda p: p.parent.name)
+def test_a_lazy_facade_lists_its_names_once(init):
+    """``__all__`` (a literal, for static tools), the ``TYPE_CHECKING`` imports (for editors) and
+    the lazy name -> module map agree, and every name resolves to the object its module defines."""
+    package = importlib.import_module(".".join(
+        init.parent.relative_to(Path(fecontact.__file__).parent.parent).parts))
+    typed, _, names = _facade(init)
+    exports = package._EXPORTS
+    assert names == list(exports), "write __all__ in the order of _EXPORTS"
+    assert len(set(names)) == len(names)
+    assert typed == {name: (where, name) if isinstance(where, str) else where
+                     for name, where in exports.items()}, "the TYPE_CHECKING imports differ"
+    for name, where in exports.items():
+        module, attribute = (where, name) if isinstance(where, str) else where
+        source = importlib.import_module(module, package.__name__)
+        assert getattr(package, name) is getattr(source, attribute), name
+    assert set(names) <= set(dir(package))
+
+
+def test_the_api_groups_hold_every_public_name_once():
+    """The API reference's groups (``fecontact.API_GROUPS``) are the public names, each in one."""
+    grouped = [name for _, names in fecontact.API_GROUPS.values() for name in names]
+    assert grouped == fecontact.__all__
+    assert all(isinstance(text, str) and text for text, _ in fecontact.API_GROUPS.values())

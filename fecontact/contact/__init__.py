@@ -21,7 +21,7 @@ solver's (:mod:`fecontact.solve`).
 * :mod:`.mortar3d` -- facet-to-facet (mortar) weighted gap and slip on
   triangle surfaces;
 * :mod:`.obstacles` -- rigid lines, circles, planes and spheres moving
-  with an amplitude;
+  with an amplitude, each measuring gap and slip against itself;
 * :mod:`.pairs` -- a contact pair (slave surface, master, friction law,
   formulation) and its kinematics in global DOF numbering.
 """

@@ -4,28 +4,18 @@ r"""Contact pairs: a slave surface against a deformable master surface or a rigi
 and returns the result in global DOF numbering; :func:`stack` concatenates
 the pairs of a problem into one batch.
 
-*Free ends.*  A master surface that stops (the base of a punch, an open
-chain of segments in 2D, a facet set with boundary edges in 3D) has free
-ends: vertices used by one segment, edges used by one facet.  A slave node
-whose projection lies past a free end
-(:func:`fecontact.contact.search.past_free_end_2d`,
-:func:`fecontact.contact.search.past_free_edge_3d`) faces no master surface;
-measured on the end segment's line (facet's plane) it would be held against
-the straight extension of the master.  In 2D a node past a free end by more
-than ``FREE_END_MARGIN`` (1e-3) of the segment is open.  In 3D the test has a
-hysteresis within the increment: a node is open past a free edge when it is
-past it by more than ``FREE_EDGE_KEEP`` (5 %) of the edge, or was so at the
-start of the increment and has not come back inside by more than that;
-otherwise it is measured on its facet's plane (a node at the edge of two
-conforming surfaces cannot alternate between open and closed).  Such a node is open: its gap is its
-distance to the master, but at least its size ``h`` (the length or square
-root of the area it carries).  With the automatic ``c_n = f E^*/h``
-(theory §6) that gives ``c_n g >= f E^*``, far above any contact pressure
-of a small-strain model, so the augmented normal ``lam - c_n g`` is negative
-and the return map sets ``lam = 0`` from any iterate.  Its gap and slip
-have zero derivatives, in the residual and the Jacobian alike.  The first
-evaluation of a pair (no start state) logs a warning naming the pair and the
-number of its slave nodes past a free end.
+A rigid obstacle measures itself
+(:meth:`fecontact.contact.obstacles.Obstacle.kinematics`); a deformable
+master is searched and projected here.
+
+A slave node that projects past a free end of a master surface (a vertex
+used by one segment in 2D, an edge used by one facet in 3D) faces no master
+and is open (:func:`open_rows`): its gap is its distance to the master, but
+at least its size, with zero derivatives.  The margins are
+:data:`fecontact.contact.search.FREE_END_MARGIN` (2D) and
+:data:`FREE_EDGE_KEEP` (3D, with a hysteresis within the increment: a node
+open at its start stays open until it is back inside by as much).  The first evaluation of a pair logs a warning
+with the number of such nodes.
 """
 
 from __future__ import annotations
@@ -37,16 +27,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from .obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
-
 from ..bodies.system import BulkSystem
 from ..friction.base import FrictionLaw
 from .jet import concatenate_jets
-from .kinematics2d import LocalKinematics, node_to_circle, node_to_line, node_to_segment
-from .kinematics3d import (node_to_edge, node_to_plane, node_to_quad, node_to_sphere,
-                           node_to_triangle, node_to_vertex, tangent_basis)
+from .kinematics2d import LocalKinematics, node_to_segment
+from .kinematics3d import node_to_edge, node_to_quad, node_to_triangle, node_to_vertex, tangent_basis
 from .mortar2d import gather_rows, weighted_kinematics
 from .mortar3d import facing_pairs, pair_integrals
+from .obstacles import Obstacle
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_edge_reach, free_ends_2d, past_free_end_2d)
 from .surface import ContactSurface
@@ -70,7 +58,9 @@ class ContactPair:
     ----------
     name : str
     slave : ContactSurface
-    master : ContactSurface, RigidLine, RigidCircle (2D), RigidPlane or RigidSphere (3D)
+    master : ContactSurface or Obstacle
+        A deformable master surface, or a rigid obstacle
+        (:mod:`fecontact.contact.obstacles`).
     friction : FrictionLaw
         The pair's friction law (:mod:`fecontact.friction`; ``Coulomb(0.0)``
         for frictionless contact): the one source of its coefficients.
@@ -207,17 +197,9 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
         local = open_rows(local, past, np.maximum(proj.distance, pair.slave.area))
         dofs = np.hstack([slave_dofs, system.node_dofs(a), system.node_dofs(b)])
         return PairKinematics(local, dofs, proj.segment)
-    p, p0 = master.position(t), master.position(t0)
-    if isinstance(master, RigidPlane):
-        local = node_to_plane(xs, xs0, p, master.normal, p0, tangent0, reference)
-    elif isinstance(master, RigidSphere):
-        local = node_to_sphere(xs, xs0, p, master.radius, p0, master.inside, tangent0, reference)
-    elif isinstance(master, RigidLine):
-        local = node_to_line(xs, xs0, p, master.normal, p0)
-    elif isinstance(master, RigidCircle):
-        local = node_to_circle(xs, xs0, p, master.radius, p0, master.inside)
-    else:
+    if not isinstance(master, Obstacle):
         raise TypeError(f"unknown master of pair {pair.name!r}: {type(master).__name__}")
+    local = master.kinematics(xs, xs0, t, t0, tangent0, reference)
     return PairKinematics(local, slave_dofs, np.full(slave.size, -1))
 
 
