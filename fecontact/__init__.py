@@ -44,14 +44,15 @@ from typing import TYPE_CHECKING
 
 from .lazy import lazy_exports
 
-if TYPE_CHECKING:                      # what static tools and editors see
+if TYPE_CHECKING:                      # what static tools and editors see (tests/test_contracts.py)
     from .analysis.dynamic import DynamicAnalysis
-    from .analysis.dynamic_records import DynamicsOptions, DynamicState
-    from .analysis.static import SteppingOptions, StepRecord, run_steps
+    from .analysis.dynamic_records import DynamicState, DynamicsOptions
+    from .analysis.static import StepRecord, SteppingOptions, run_steps
     from .bodies.body import ElasticBody
+    from .bodies.conditions import Amplitude, Coupling, Dirichlet, Load, Spring
     from .bodies.elasticity import Material
     from .bodies.hyperelastic import NeoHookean, SaintVenantKirchhoff
-    from .bodies.system import Amplitude, BulkSystem, Coupling, Dirichlet, Load, Spring, build_system
+    from .bodies.system import BulkSystem, build_system
     from .case.build import CaseModel, build_model
     from .case.schema import CaseError, load_case
     from .contact.obstacles import RigidCircle, RigidLine, RigidPlane, RigidSphere
@@ -62,83 +63,100 @@ if TYPE_CHECKING:                      # what static tools and editors see
     from .io.meshfile import load_mesh
     from .model import Body, Contact, LinearElastic, Model, PairFields, Solution, Tie
     from .run.result import RunResult
-    from .run.static import prepare
-    from .run.static import run as run_case
+    from .run.static import prepare, run as run_case
     from .run.verify import ResidualCheck, residual_check
     from .solve.backends import make_backend
-    from .solve.mpi import Launch, launch
     from .solve.bulk import BulkTerms, StaticBulk
+    from .solve.mpi import Launch, launch
     from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
     from .solve.problem import ContactProblem, Evaluation, Increment, automatic_augmentation
     from .solve.state import IncrementStart, StepState
 
-#: public name -> the module it comes from (imported on first use: ``fecontact.lazy``)
-_EXPORTS = {
-    "DynamicAnalysis": ".analysis.dynamic",
-    "DynamicsOptions": ".analysis.dynamic_records",
-    "DynamicState": ".analysis.dynamic_records",
-    "SteppingOptions": ".analysis.static",
-    "StepRecord": ".analysis.static",
-    "run_steps": ".analysis.static",
-    "ElasticBody": ".bodies.body",
-    "Material": ".bodies.elasticity",
-    "NeoHookean": ".bodies.hyperelastic",
-    "SaintVenantKirchhoff": ".bodies.hyperelastic",
-    "Amplitude": ".bodies.system",
-    "BulkSystem": ".bodies.system",
-    "Coupling": ".bodies.system",
-    "Dirichlet": ".bodies.system",
-    "Load": ".bodies.system",
-    "Spring": ".bodies.system",
-    "build_system": ".bodies.system",
-    "CaseModel": ".case.build",
-    "build_model": ".case.build",
-    "CaseError": ".case.schema",
-    "load_case": ".case.schema",
-    "RigidCircle": ".contact.obstacles",
-    "RigidLine": ".contact.obstacles",
-    "RigidPlane": ".contact.obstacles",
-    "RigidSphere": ".contact.obstacles",
-    "ContactPair": ".contact.pairs",
-    "ContactSurface": ".contact.surface",
-    "contact_surface": ".contact.surface",
-    "Coulomb": ".friction",
-    "FrictionLaw": ".friction",
-    "FrictionResponse": ".friction",
-    "Frictionless": ".friction",
-    "SmoothIPC": ".friction",
-    "StaticKinetic": ".friction",
-    "Status": ".friction",
-    "VelocityDependent": ".friction",
-    "status_counts": ".friction",
-    "load_mesh": ".io.meshfile",
-    "Body": ".model",
-    "Contact": ".model",
-    "LinearElastic": ".model",
-    "Model": ".model",
-    "PairFields": ".model",
-    "Solution": ".model",
-    "Tie": ".model",
-    "RunResult": ".run.result",
-    "prepare": ".run.static",
-    "run_case": (".run.static", "run"),
-    "ResidualCheck": ".run.verify",
-    "residual_check": ".run.verify",
-    "make_backend": ".solve.backends",
-    "Launch": ".solve.mpi",
-    "launch": ".solve.mpi",
-    "BulkTerms": ".solve.bulk",
-    "StaticBulk": ".solve.bulk",
-    "NewtonOptions": ".solve.newton",
-    "NewtonResult": ".solve.newton",
-    "semismooth_newton": ".solve.newton",
-    "ContactProblem": ".solve.problem",
-    "Evaluation": ".solve.problem",
-    "Increment": ".solve.problem",
-    "automatic_augmentation": ".solve.problem",
-    "IncrementStart": ".solve.state",
-    "StepState": ".solve.state",
+#: The public API by concept: group -> (what it holds, {public name: the module it comes from,
+#: or (module, name there)}).  The one list of public names: ``_EXPORTS`` (imported on first
+#: use, :mod:`fecontact.lazy`) and ``__all__`` follow it, and the API reference has a page per group.
+API_GROUPS = {
+    "Model": ("the model API: bodies, contacts, the model and its solution", {
+        "Body": ".model",
+        "LinearElastic": ".model",
+        "NeoHookean": ".bodies.hyperelastic",
+        "SaintVenantKirchhoff": ".bodies.hyperelastic",
+        "Contact": ".model",
+        "Tie": ".model",
+        "Model": ".model",
+        "Solution": ".model",
+        "PairFields": ".model",
+    }),
+    "Bodies and meshes": ("bodies, materials, supports and loads", {
+        "ElasticBody": ".bodies.body",
+        "Material": ".bodies.elasticity",
+        "BulkSystem": ".bodies.system",
+        "build_system": ".bodies.system",
+        "Amplitude": ".bodies.conditions",
+        "Dirichlet": ".bodies.conditions",
+        "Coupling": ".bodies.conditions",
+        "Load": ".bodies.conditions",
+        "Spring": ".bodies.conditions",
+        "load_mesh": ".io.meshfile",
+    }),
+    "Contact": ("contact surfaces, rigid obstacles and pairs", {
+        "ContactSurface": ".contact.surface",
+        "contact_surface": ".contact.surface",
+        "ContactPair": ".contact.pairs",
+        "RigidLine": ".contact.obstacles",
+        "RigidCircle": ".contact.obstacles",
+        "RigidPlane": ".contact.obstacles",
+        "RigidSphere": ".contact.obstacles",
+        "automatic_augmentation": ".solve.problem",
+    }),
+    "Friction laws": ("friction laws and the contact status", {
+        "FrictionLaw": ".friction",
+        "FrictionResponse": ".friction",
+        "Frictionless": ".friction",
+        "Coulomb": ".friction",
+        "StaticKinetic": ".friction",
+        "VelocityDependent": ".friction",
+        "SmoothIPC": ".friction",
+        "Status": ".friction",
+        "status_counts": ".friction",
+    }),
+    "Solving": ("the contact problem, Newton's method and the linear solvers", {
+        "ContactProblem": ".solve.problem",
+        "Increment": ".solve.problem",
+        "Evaluation": ".solve.problem",
+        "BulkTerms": ".solve.bulk",
+        "StaticBulk": ".solve.bulk",
+        "StepState": ".solve.state",
+        "IncrementStart": ".solve.state",
+        "NewtonOptions": ".solve.newton",
+        "NewtonResult": ".solve.newton",
+        "semismooth_newton": ".solve.newton",
+        "make_backend": ".solve.backends",
+        "launch": ".solve.mpi",
+        "Launch": ".solve.mpi",
+    }),
+    "Analyses": ("load stepping and dynamics", {
+        "SteppingOptions": ".analysis.static",
+        "StepRecord": ".analysis.static",
+        "run_steps": ".analysis.static",
+        "DynamicAnalysis": ".analysis.dynamic",
+        "DynamicsOptions": ".analysis.dynamic_records",
+        "DynamicState": ".analysis.dynamic_records",
+    }),
+    "Case files and runs": ("case files, run drivers and the independent check", {
+        "load_case": ".case.schema",
+        "build_model": ".case.build",
+        "CaseModel": ".case.build",
+        "CaseError": ".case.schema",
+        "prepare": ".run.static",
+        "run_case": (".run.static", "run"),
+        "RunResult": ".run.result",
+        "residual_check": ".run.verify",
+        "ResidualCheck": ".run.verify",
+    }),
 }
+#: public name -> the module it comes from
+_EXPORTS = {name: where for _, names in API_GROUPS.values() for name, where in names.items()}
 _lazy_getattr, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
@@ -152,10 +170,11 @@ def __getattr__(name: str):
             return "unknown"
     return _lazy_getattr(name)
 
-__all__ = [
-    # the model API
+
+__all__ = [                  # the names of API_GROUPS, in order (a literal for static tools)
+    # model
     "Body", "LinearElastic", "NeoHookean", "SaintVenantKirchhoff", "Contact", "Tie", "Model",
-    "Solution", "PairFields", "Frictionless",
+    "Solution", "PairFields",
     # bodies and meshes
     "ElasticBody", "Material", "BulkSystem", "build_system", "Amplitude", "Dirichlet", "Coupling",
     "Load", "Spring", "load_mesh",
@@ -163,16 +182,16 @@ __all__ = [
     "ContactSurface", "contact_surface", "ContactPair", "RigidLine", "RigidCircle", "RigidPlane",
     "RigidSphere", "automatic_augmentation",
     # friction laws
-    "FrictionLaw", "FrictionResponse", "Coulomb", "StaticKinetic", "VelocityDependent",
-    "SmoothIPC", "Status", "status_counts",
-    # the problem and its solution
+    "FrictionLaw", "FrictionResponse", "Frictionless", "Coulomb", "StaticKinetic",
+    "VelocityDependent", "SmoothIPC", "Status", "status_counts",
+    # solving
     "ContactProblem", "Increment", "Evaluation", "BulkTerms", "StaticBulk", "StepState",
     "IncrementStart", "NewtonOptions", "NewtonResult", "semismooth_newton", "make_backend",
     "launch", "Launch",
     # analyses
     "SteppingOptions", "StepRecord", "run_steps", "DynamicAnalysis", "DynamicsOptions",
     "DynamicState",
-    # cases and runs
+    # case files and runs
     "load_case", "build_model", "CaseModel", "CaseError", "prepare", "run_case", "RunResult",
     "residual_check", "ResidualCheck",
 ]

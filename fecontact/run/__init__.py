@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from .static import prepare, run
     from .summary import RunSummary
 
+#: public name -> the module it comes from (``__all__`` and the imports above agree with it:
+#: tests/test_contracts.py)
+_EXPORTS = {"RunResult": ".result", "RunSummary": ".summary", "prepare": ".static", "run": ".static"}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["RunResult", "RunSummary", "prepare", "run"]
-__getattr__, __dir__ = lazy_exports(__name__, {"RunResult": ".result", "RunSummary": ".summary",
-                                               "prepare": ".static", "run": ".static"})
