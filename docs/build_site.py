@@ -1,216 +1,157 @@
-"""Build the documentation site (MkDocs) from docs/, the README, the cases and the docstrings.
+"""Build the documentation site (MkDocs) from docs/ and the docstrings.
 
-    python docs/build_site.py [--out DIR]        # default docs/_site (not versioned)
+    python docs/build_site.py [--out DIR] [--allow-missing]   # default docs/_site (not versioned)
 
 The site is assembled in a temporary folder:
 
-* the pages of ``docs/`` as they are (theory, case files, friction laws,
-  dynamics, benchmarks, decisions, ...), with their figures;
-* ``getting-started.md``: the README;
-* ``api/*.md``: one page per module of ``fecontact``, rendered from the
-  numpydoc docstrings by mkdocstrings;
-* ``gallery.md`` (written by ``docs/make_gallery.py``).
+* the pages of ``docs/`` as they are, with their figures, under eight
+  top-level sections (``sitebuild.structure``; ``index.md`` is the home
+  page, outside them);
+* ``api/*.md``: the public names of ``fecontact``, one page per concept
+  group, rendered from the numpydoc docstrings by mkdocstrings
+  (``sitebuild.api_pages``);
+* ``assets/pygments.css``: the code highlighting, written from Pygments.
 
-Formulas (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]`` in the pages and
-the docstrings) are marked up by ``pymdownx.arithmatex`` and typeset in the
-browser by KaTeX, which is shipped with the site (``docs/assets/katex/``), so
-the pages need no network.  The reST math of numpydoc docstrings
-(``.. math::`` blocks, ``:math:`` roles) is turned into the same dollar
-syntax before rendering (``rest_math_to_dollars``).
+The site loads nothing from another host.  Code is highlighted at build time
+by Pygments (``pymdownx.highlight``; the theme's highlight.js, which comes
+from a CDN, is off).  Formulas (``$...$``, ``$$...$$``, ``\\(...\\)``,
+``\\[...\\]`` in the pages and the docstrings) are marked up by
+``pymdownx.arithmatex`` and typeset in the browser by KaTeX, shipped with the
+site (``docs/assets/katex/``).  The reST of numpydoc docstrings (math,
+``:class:``/``:func:``/... roles) is turned into that Markdown first
+(``sitebuild.markup``): roles become links to the API pages.
 
-Links to files outside ``docs/`` (case files, sources) become plain text.  The build is strict: a broken link between pages or a
-docstring that cannot be rendered fails it (``tests/test_docs.py``).
+Links to files outside ``docs/`` (case files, sources) become plain text.
+The build is strict: a broken link between pages, a docstring that cannot be
+rendered or a page of the navigation that does not exist fails it
+(``tests/test_docs.py``).  ``--allow-missing`` leaves missing pages out of
+the navigation instead, for work in progress.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import pkgutil
 import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from sitebuild import api_pages, structure  # noqa: E402
+from sitebuild.markup import rest_extension, rest_math_to_dollars  # noqa: E402,F401
+
+ROOT = HERE.parent
 DOCS = ROOT / "docs"
-
-PAGES = [
-    ("Home", "index.md"),
-    ("Getting started", "getting-started.md"),
-    ("Python API", "api.md"),
-    ("Theory", "theory.md"),
-    ("Case files", "cases.md"),
-    ("Case-file reference", "case_reference.md"),
-    ("Friction laws", [("Overview", "friction/index.md"), ("Coulomb", "friction/coulomb.md"),
-                       ("Static/kinetic", "friction/static_kinetic.md"),
-                       ("Velocity-dependent", "friction/velocity.md"), ("IPC smooth", "friction/ipc.md")]),
-    ("Dynamics", "dynamics.md"),
-    ("Reliability and restart", "reliability.md"),
-    ("Siconos PFC export and solvers", "pfc.md"),
-    ("Gallery", "gallery.md"),
-    ("Examples", "examples/index.md"),
-    ("Benchmarks", "benchmarks.md"),
-    ("Patch test", "patch_test.md"),
-    ("Ironing", "ironing.md"),
-    ("Finite deformation", "finite_strain.md"),
-    ("Search scaling", "search_scaling.md"),
-    ("Performance at scale", "scaling.md"),
-    ("Choosing the linear solver", "backend_choice.md"),
-    ("Comparison with GetFEM", "comparison.md"),
-    ("Parallel runs (MPI, PETSc)", "parallel.md"),
-    ("Architecture", "architecture.md"),
-    ("Design decisions", "decisions.md"),
-]
-
 
 #: KaTeX and the script that typesets the arithmatex elements (paths in the site)
 MATH_CSS = ["assets/katex/katex.min.css"]
 MATH_JS = ["assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js",
            "assets/katex-render.js"]
+#: the site's own styles (top bar, wide tables, API headings)
+SITE_CSS = "assets/site.css"
+#: the code highlighting, written at build time from Pygments
+PYGMENTS_CSS = "assets/pygments.css"
+#: the Pygments style of the highlighted code
+PYGMENTS_STYLE = "default"
 
-_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\. math::[ \t]*(?P<rest>.*)$")
-_ROLE = re.compile(r":math:`(?P<tex>[^`]+)`")
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def rest_math_to_dollars(text: str) -> str:
-    """Rewrite reST math (numpydoc docstrings) as arithmatex dollar math.
-
-    ``:math:`x``` becomes ``$x$``.  A ``.. math::`` directive (content on its
-    line and/or in the indented block below) becomes one ``$$ ... $$`` block
-    per equation; as in reST, blank lines separate equations.
-    """
-    text = _ROLE.sub(lambda m: f"${m.group('tex').strip()}$", text)
-    if ".. math::" not in text:
-        return text
-    lines = text.split("\n")
-    out: list = []
-    i = 0
-    while i < len(lines):
-        m = _DIRECTIVE.match(lines[i])
-        if not m:
-            out.append(lines[i])
-            i += 1
-            continue
-        # a display block indented less than a Markdown list level ends the list
-        indent = " " * (len(m.group("indent").expandtabs(4)) // 4 * 4)
-        body = [m.group("rest")] if m.group("rest").strip() else []
-        i += 1
-        while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > len(m.group("indent"))):
-            body.append(lines[i])
-            i += 1
-        while body and not body[-1].strip():
-            body.pop()
-            i -= 1                      # trailing blank lines stay in the text
-        equations: list = [[]]
-        for line in body:
-            if line.strip():
-                equations[-1].append(line.strip())
-            elif equations[-1]:
-                equations.append([])
-        if out and out[-1].strip():
-            out.append("")
-        for k, eq in enumerate(e for e in equations if e):
-            if k:
-                out.append("")
-            out += [indent + "$$"] + [indent + line for line in eq] + [indent + "$$"]
-        if i < len(lines) and lines[i].strip():
-            out.append("")
-    return "\n".join(out)
+#: how mkdocstrings renders each public object
+API_OPTIONS = """            docstring_style: numpy
+            show_source: false
+            show_root_heading: true
+            show_root_full_path: false
+            show_symbol_type_heading: true
+            show_symbol_type_toc: true
+            show_signature: true
+            separate_signature: true
+            show_signature_annotations: true
+            signature_crossrefs: true
+            docstring_section_style: list
+            heading_level: 2
+            members_order: source
+            inherited_members: false
+            filters: ["!^_"]
+            show_submodules: false"""
 
 
-def _rest_math_extension():
-    """A Markdown extension applying :func:`rest_math_to_dollars` before parsing.
-
-    It is added to the MkDocs configuration after loading, so mkdocstrings,
-    which renders every docstring section with the site's Markdown
-    extensions, applies it to the docstrings too.
-    """
-    from markdown import Extension
-    from markdown.preprocessors import Preprocessor
-
-    class _Pre(Preprocessor):
-        def run(self, lines):
-            text = "\n".join(lines)
-            if ":math:" not in text and ".. math::" not in text:
-                return lines
-            return rest_math_to_dollars(text).split("\n")
-
-    class ReSTMath(Extension):
-        def extendMarkdown(self, md):
-            md.preprocessors.register(_Pre(md), "rest_math", 29)
-
-    return ReSTMath()
+class MissingPages(RuntimeError):
+    """Pages listed in the site's navigation are not in ``docs/``."""
 
 
-def _modules() -> list:
-    import fecontact
+def pygments_css(style: str = PYGMENTS_STYLE) -> str:
+    from pygments.formatters import HtmlFormatter
 
-    names = [m.name for m in pkgutil.walk_packages(fecontact.__path__, "fecontact.")
-             if not m.name.endswith("__main__")]
-    return sorted(names)
+    return HtmlFormatter(style=style).get_style_defs(".highlight") + "\n"
 
 
-def _nav(pages) -> str:
-    lines = []
-
-    def emit(items, indent):
-        for title, target in items:
-            if isinstance(target, list):
-                lines.append(f"{' ' * indent}- {title!r}:")
-                emit(target, indent + 4)
-            else:
-                lines.append(f"{' ' * indent}- {title!r}: {target}")
-    emit(pages, 2)
-    return "\n".join(lines)
-
-
-def assemble(source: Path) -> Path:
-    """Copy and generate the site's pages into ``source``; returns the mkdocs.yml."""
-    pages = source / "pages"
-    shutil.copytree(DOCS, pages, ignore=shutil.ignore_patterns("_site", "*.py", "__pycache__"))
-    readme = (ROOT / "README.md").read_text()
-    # README links are relative to the repository root
-    readme = readme.replace("](docs/", "](")
-    # README links to repository files outside docs/ (meshes/README.md, ...) become plain text
-    link = re.compile(r"\[([^\]]+)\]\(([^)#:]+)(#[^)]*)?\)")
-    readme = link.sub(lambda m: m.group(0) if (pages / m.group(2)).exists() else m.group(1), readme)
-    (pages / "getting-started.md").write_text(readme)
-    # links to repository files outside docs/ (cases, sources) become plain text
-    outside = re.compile(r"\[([^\]]+)\]\((?:\.\./)+(?!docs/)[^)]+\)")
+def _copy_pages(pages: Path) -> None:
+    shutil.copytree(DOCS, pages, ignore=shutil.ignore_patterns(
+        "_site", "*.py", "__pycache__", "sitebuild"))
+    # links to repository files outside docs/ (cases, sources), which climb
+    # above docs/, become plain text
     for page in pages.rglob("*.md"):
         text = page.read_text()
-        page.write_text(outside.sub(r"\1", text))
+        depth = len(page.relative_to(pages).parts) - 1
+        climb = re.compile(r"\[([^\]]+)\]\((?:\.\./){%d,}[^)]+\)" % (depth + 1))
+        changed = climb.sub(r"\1", text)
+        if changed != text:
+            page.write_text(changed)
+    (pages / PYGMENTS_CSS).write_text(pygments_css())
+
+
+def assemble(source: Path, allow_missing: bool = False) -> tuple:
+    """Copy and generate the site's pages into ``source``.
+
+    Returns ``(mkdocs.yml, nav, missing)``: the configuration file, the
+    navigation (``[(title, page or entries), ...]``) and the pages of the
+    plan that are not in ``docs/``.
+
+    Raises :class:`MissingPages` if a page of the navigation is not in
+    ``docs/``, unless ``allow_missing`` (the page is then left out).
+    """
+    import fecontact
+
+    pages = source / "pages"
+    _copy_pages(pages)
     if not (pages / "gallery.md").exists():
         (pages / "gallery.md").write_text("# Gallery\n\nRun `python docs/make_gallery.py`.\n")
-    api = pages / "api"
-    api.mkdir()
-    modules = _modules()
-    entries = []
-    for name in modules:
-        (api / f"{name}.md").write_text(f"# `{name}`\n\n::: {name}\n")
-        entries.append((name.removeprefix("fecontact."), f"api/{name}.md"))
-    nav = PAGES + [("API reference", entries)]
+    api_entries = api_pages.write_pages(fecontact, pages / "api")
+    nav, missing = structure.navigation(pages, api_entries)
+    if missing and not allow_missing:
+        raise MissingPages("pages of the navigation not in docs/: " + ", ".join(missing))
+    for page in missing:
+        logging.getLogger("build_site").warning("left out of the navigation: %s", page)
     config = source / "mkdocs.yml"
     config.write_text(f"""site_name: fecontact
 site_description: Finite-element frictional contact mechanics on scikit-fem
 docs_dir: pages
 theme:
   name: mkdocs
+  highlightjs: false
+  navigation_depth: 3
 markdown_extensions:
   - tables
+  - attr_list
+  - admonition
   - toc:
       permalink: true
+  - pymdownx.highlight:
+      use_pygments: true
+      pygments_style: {PYGMENTS_STYLE}
+  - pymdownx.superfences
   - pymdownx.arithmatex:
       generic: true
-extra_css: {MATH_CSS!r}
+extra_css: {MATH_CSS + [PYGMENTS_CSS, SITE_CSS]!r}
 extra_javascript: {MATH_JS!r}
+hooks:
+  - {(HERE / 'sitebuild' / 'hooks.py').as_posix()!r}
 validation:
+  nav:
+    omitted_files: info
   links:
     absolute_links: ignore
     unrecognized_links: ignore
@@ -223,36 +164,40 @@ plugins:
         python:
           paths: [{ROOT.as_posix()!r}]
           options:
-            docstring_style: numpy
-            show_source: false
-            show_root_heading: false
-            members_order: source
-            filters: ["!^_"]
+{API_OPTIONS}
 nav:
-{_nav(nav)}
+{structure.nav_yaml(nav)}
 """)
-    return config
+    return config, nav, missing
 
 
-def build(out: Path, strict: bool = True) -> None:
+def build(out: Path, strict: bool = True, allow_missing: bool = False) -> dict:
+    """Build the site into ``out``; returns the navigation and the missing pages.
+
+    ``{"nav": [(title, page or entries), ...], "missing": [page, ...]}``.
+    """
+    import fecontact
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
     with tempfile.TemporaryDirectory() as tmp:
-        config_file = assemble(Path(tmp))
+        config_file, nav, missing = assemble(Path(tmp), allow_missing=allow_missing)
         config = load_config(str(config_file), site_dir=str(out.resolve()), strict=strict)
-        config.markdown_extensions.append(_rest_math_extension())
+        config.markdown_extensions.append(rest_extension(api_pages.Resolver(fecontact)))
         mkdocs_build(config)
+    return {"nav": nav, "missing": missing}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(DOCS / "_site"))
     parser.add_argument("--no-strict", action="store_true")
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="leave pages of the navigation that do not exist out of it")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     sys.path.insert(0, str(ROOT))
-    build(Path(args.out), strict=not args.no_strict)
+    build(Path(args.out), strict=not args.no_strict, allow_missing=args.allow_missing)
     print(f"site written to {args.out}")
 
 
