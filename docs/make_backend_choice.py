@@ -264,7 +264,7 @@ def render(data: dict) -> str:
 
 `solver.backend = "auto"` (the default) picks the backend of every run
 from a cost estimate; see [the solver page](theory.md) and
-[decisions](decisions.md).  This page checks the pick against every
+[the decision record](developer/decisions/auto-cost-model.md).  This page checks the pick against every
 backend, measured on every bundled case and on the Gmsh meshes of
 `meshes/`: `gmsh_block` and `gmsh_block_p2` (the 4-node and 10-node
 tetrahedral `block.msh` and `block_p2.msh` indented by a rigid sphere

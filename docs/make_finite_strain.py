@@ -302,7 +302,7 @@ def page(data: dict) -> str:
     if rows:
         lines += ["", "## Linear solver backends", "",
                   "The O-ring case with each backend (the stiffness changes at every iteration; "
-                  "[decisions](decisions.md) says how each backend re-uses its set-up).", "",
+                  "[the decision record](developer/decisions/finite-deformation.md) says how each backend re-uses its set-up).", "",
                   "| backend | converged | Newton iterations | Krylov iterations | linear solves (s) "
                   "| run (s) |", "|---|---|---|---|---|---|"]
         for r in rows:

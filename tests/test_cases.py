@@ -142,14 +142,14 @@ def test_cattaneo2d_meets_targets(results):
 # (fecontact.contact.closing; the first increment is preceded by a probe that gives the rates):
 # with the four normal-load steps of the case the stick half-width error is 1.73 % (3.82 % when
 # the slip was measured from the start-of-increment projection) and the shear-traction L2 error
-# 5.53 % (14.3 %); see docs/decisions.md
+# 5.53 % (14.3 %); see docs/developer/decisions/closing-node-friction.md
 def test_cattaneo2d_stick_half_width_target(results):
     r = results("cattaneo2d")
     assert _metric(r, "stick_half_width")["rel_error"] <= 0.03
 
 
 @pytest.mark.xfail(strict=True, reason="shear traction 5.5 % from Mindlin in L2 with four "
-                   "normal-load steps (target 5 %); see docs/decisions.md")
+                   "normal-load steps (target 5 %); see docs/developer/decisions/closing-node-friction.md")
 def test_cattaneo2d_shear_traction_target(results):
     r = results("cattaneo2d")
     assert _metric(r, "shear_traction_l2_error")["value"] <= 0.05
@@ -177,7 +177,7 @@ def test_hertz3d_meets_targets(results):
 # The node-to-node oscillation is first order in the element size (h_contact 0.02 / 0.01 / 0.005:
 # 10.1 % / 4.96 % / 2.49 % of p0, peak +8.5 % / +4.9 % / +2.9 %, at 19k / 51k / 163k DOFs): the
 # nodal forces of a P1 body whose contact nodes are held on the plane follow the alternating
-# valence of the contact triangulation; see docs/decisions.md
+# valence of the contact triangulation; see docs/developer/decisions/tet-pressure-oscillation.md
 @pytest.mark.xfail(strict=True, reason="P1 tetrahedra: nodal pressures oscillate by ~5% of p0 "
                    "node to node, so the peak is 4.9% above p0 (target 3%); see docs/benchmarks.md")
 def test_hertz3d_peak_pressure_target(results):
@@ -216,7 +216,7 @@ def test_cattaneo3d_meets_targets(results):
 
 @pytest.mark.xfail(strict=True, reason="shear traction 13.7% from Mindlin in relative L2 (target 8%): "
                    "the error sits at the contact edge and the stick-slip boundary; see "
-                   "docs/decisions.md")
+                   "docs/developer/decisions/cattaneo3d-mirrored-meshes.md")
 def test_cattaneo3d_shear_traction_target(results):
     r = results("cattaneo3d")
     assert _metric(r, "shear_traction_l2_error")["value"] <= 0.08

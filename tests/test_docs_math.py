@@ -30,7 +30,7 @@ MATH_PAGES = {
     "theory.md": "theory/index.html",
     "cases.md": "cases/index.html",
     "index.md": "index.html",
-    "decisions.md": "decisions/index.html",
+    "developer/decisions/checks-before-solving.md": "developer/decisions/checks-before-solving/index.html",
     "ironing.md": "ironing/index.html",
     "reliability.md": "reliability/index.html",
     "friction/index.md": "friction/index.html",

@@ -124,7 +124,7 @@ def hertz3d_p2(tmp_path_factory):
 
 
 @pytest.mark.xfail(strict=True, reason="P2 tetrahedra: the pressure is resolved on the vertex "
-                   "mesh, h = 0.27 a here (peak +6.9 %, L2 14.5 %; target 5 %); see docs/decisions.md")
+                   "mesh, h = 0.27 a here (peak +6.9 %, L2 14.5 %; target 5 %); see docs/developer/decisions/quadratic-3d-tractions.md")
 def test_hertz3d_quadratic_tetrahedra_pressure_target(hertz3d_p2):
     assert hertz3d_p2["peak_pressure"]["rel_error"] <= 0.05
     assert hertz3d_p2["pressure_l2_error"]["value"] <= 0.05

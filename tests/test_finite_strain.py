@@ -435,7 +435,7 @@ def test_friction_history_is_objective_when_a_stuck_pair_is_turned_90_degrees(ma
     (exactly, to solver tolerance).  The nodal tractions reported along the tangent at the
     start of each increment turn too, up to ``1 - cos(dtheta)`` of their size: the tangential
     row of the node-to-segment operator also carries ``xi``'s derivative, which a segment
-    turned by ``dtheta`` within the increment lengthens by that factor (docs/decisions.md)."""
+    turned by ``dtheta`` within the increment lengthens by that factor (docs/developer/decisions/finite-deformation.md)."""
     result, theta, loaded_at = _stuck_pair_turned(material)
     assert result.converged
     before, after = result.at(loaded_at - 1), result

@@ -20,7 +20,7 @@ from msgspec import inspect as mi
 
 from ..fields import phrase, short
 from .meshes import BYTES_PER_DOF, MESH_TABLES, memory_bytes, mesh_dimension, mesh_estimate
-from .types import CaseFile
+from .types import CaseFile, case_file
 
 #: Largest number of nested tables or arrays a case file may have
 MAX_DEPTH = 12
@@ -78,7 +78,7 @@ def _unwrap(info):
 
 def _types_at(parts) -> list:
     """The schema types at a path into a case (several where a union is open)."""
-    here = [mi.type_info(CaseFile)]
+    here = [mi.type_info(case_file())]
     for part in parts:
         nxt = []
         for info in (t for h in here for t in _unwrap(h)):
@@ -184,7 +184,7 @@ def validate_case(data: dict, source: str) -> CaseFile:
         if isinstance(mesh, dict) and "file" in mesh and "generator" not in mesh:
             mesh["generator"] = "file"          # the tag of a mesh file table
     try:
-        case = msgspec.convert(data, CaseFile, strict=True)
+        case = msgspec.convert(data, case_file(), strict=True)
     except msgspec.ValidationError as err:
         raise CaseError(_message(err, data, source)) from None
     _check_memory(case, source)

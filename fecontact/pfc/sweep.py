@@ -20,7 +20,7 @@ solution projected on the cone).  ``W`` need not be symmetric.
 The sweep is sequential by nature (each contact sees the reactions just
 updated), so it is compiled rather than vectorised: numba turns these loops
 into machine code, cached on disk after the first call (the choice is
-recorded in ``docs/decisions.md``).
+recorded in ``docs/developer/decisions/numba-nsgs.md``).
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def factorize(K: sp.spmatrix, definite: bool = True):
     """Factorise a symmetric positive definite FE stiffness once for many solves.
 
     CHOLMOD's supernodal Cholesky (cholespy) is an order of magnitude faster
-    than SuperLU on 3D elasticity (see docs/decisions.md).
+    than SuperLU on 3D elasticity (see docs/developer/decisions/dependencies.md).
 
     Parameters
     ----------
