@@ -2,8 +2,10 @@
 
 The page lists every table of a case file with its keys, their types and
 ranges, and whether they are required, all read from the JSON Schema that
-``fecontact schema`` prints (:func:`fecontact.case.types.case_schema`), so
-the page cannot drift from what the reader accepts.  A test regenerates
+``fecontact schema`` prints (:func:`fecontact.case.types.case_schema`), and
+the keys each friction law reads from the friction-law registry
+(:mod:`fecontact.friction.registry`), so the page cannot drift from what
+the reader accepts.  A test regenerates
 both in memory and compares.
 
 Run from the repository root::
@@ -16,7 +18,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fecontact.case.friction import DEFAULT_LAW
 from fecontact.case.types import case_schema
+from fecontact.friction import registry
 
 DOCS = Path(__file__).resolve().parent
 #: Where each table sits in a case file
@@ -25,8 +29,9 @@ PLACES = {
     "MeshFile": "bodies.mesh (a file)", "HalfDisc": "bodies.mesh, generator = \"half_disc\"",
     "Rectangle": "bodies.mesh, generator = \"rectangle\"",
     "Hemisphere": "bodies.mesh, generator = \"hemisphere\"", "Box": "bodies.mesh, generator = \"box\"",
-    "Dirichlet": "[[bodies.dirichlet]]", "Coupling": "[[bodies.coupling]]", "Spring": "[[bodies.spring]]",
-    "Traction": "[[bodies.traction]]", "Pressure": "[[bodies.pressure]]",
+    "DirichletTable": "[[bodies.dirichlet]]", "CouplingTable": "[[bodies.coupling]]",
+    "SpringTable": "[[bodies.spring]]", "TractionTable": "[[bodies.traction]]",
+    "PressureTable": "[[bodies.pressure]]",
     "ContactTable": "[[contact]]", "SurfaceTable": "contact.slave / tie.slave / tie.master",
     "MasterTable": "contact.master", "FrictionTable": "contact.friction", "TieTable": "[[tie]]",
     "StepsTable": "[steps]", "DynamicsTable": "[dynamics]", "SolverTable": "[solver]",
@@ -71,6 +76,31 @@ def _type(prop: dict) -> str:
     return text + (f" ({', '.join(bounds)})" if bounds else "")
 
 
+def _key(p) -> str:
+    """A law's key with what an absent key means."""
+    if p.fallback is not None:
+        return f"`{p.key}` (default `{p.fallback}`)"
+    if p.default is None:
+        return f"`{p.key}`"
+    when = f", needed with {p.required_when[0]}" if p.required_when else ""
+    return f"`{p.key}` (default {p.default:g}{when})"
+
+
+def laws_table() -> list:
+    """Lines of the table of the registered friction laws and the keys each reads."""
+    lines = ["### Friction laws", "",
+             f"`law` names one of these (default `{DEFAULT_LAW}`); each reads the keys listed "
+             "(the others are ignored).", "",
+             "| law | keys | |", "|---|---|---|"]
+    for entry in registry.laws():
+        page = DOCS / "friction" / f"{entry.name}.md"
+        name = f"[`{entry.name}`](friction/{page.name})" if page.is_file() else f"`{entry.name}`"
+        summary = entry.summary.replace("``", "`").replace("|", "\\|")
+        keys = ", ".join(_key(p) for p in entry.parameters) or "–"
+        lines.append(f"| {name} | {keys} | {summary} |")
+    return lines + [""]
+
+
 def render(schema: dict) -> str:
     """The Markdown reference page of a case-file JSON Schema."""
     lines = ["# Case-file reference", "",
@@ -88,6 +118,8 @@ def render(schema: dict) -> str:
             kind = _type(prop).replace("|", "\\|")
             lines.append(f"| `{key}` | {kind} | {'yes' if key in required else ''} | {text} |")
         lines.append("")
+        if name == "FrictionTable":
+            lines += laws_table()
     return "\n".join(lines)
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .bodies import amplitude_of
-
 from .schema import CaseError
 from ..contact.obstacles import COUNTERPART, OBSTACLES
-from ..friction import Coulomb, Frictionless, SmoothIPC, StaticKinetic, VelocityDependent
+from ..friction.registry import TableError
+from .friction import law_of_table
 
 def surface_of(spec: dict, where: str, bodies: dict, source: str):
     """The surface named by a ``{body, boundary}`` table of a contact pair.
@@ -73,21 +73,21 @@ def vector_of(spec, key, default, dim, where, source) -> np.ndarray:
 def friction_law(spec: dict, where: str, source: str):
     """Friction law of a contact pair from its ``friction`` table.
 
-    ``coulomb`` takes ``mu``; ``static_kinetic``, ``velocity`` and ``ipc``
-    take ``mu_s`` and ``mu_k`` (each defaults to ``mu``), ``velocity`` also
-    ``dc`` (needed when ``mu_s != mu_k``) and ``ipc`` ``eps_v``.
+    The law is the registered one named by ``law`` (default ``coulomb``),
+    built from the keys it declares (:mod:`fecontact.friction.registry`).
+
+    Raises
+    ------
+    fecontact.case.schema.CaseError
+        Naming the key, for a table the law cannot be built from (the
+        schema refuses such tables first).
     """
-    name = spec.get("law", "coulomb")          # the schema checked the law and its coefficients
-    if name == "frictionless":
-        return Frictionless()
-    if name == "coulomb":
-        return Coulomb(spec["mu"])
-    mu_s, mu_k = spec.get("mu_s", spec.get("mu")), spec.get("mu_k", spec.get("mu"))
-    if name == "static_kinetic":
-        return StaticKinetic(mu_s, mu_k)
-    if name == "velocity":
-        return VelocityDependent(mu_s, mu_k, spec.get("dc", 0.0))
-    return SmoothIPC(mu_s, mu_k, spec["eps_v"])
+    try:
+        return law_of_table(spec)
+    except TableError as err:
+        if err.key:
+            raise CaseError(f"{source}: '{where}.{err.key}' {err.reason}") from None
+        raise CaseError(f"{source}: '{where}': {err.reason}") from None
 
 
 def master_of(spec: dict, where: str, bodies: dict, source: str):

@@ -3,8 +3,10 @@
 A case file is converted to :class:`CaseFile` by :func:`msgspec.convert`
 (strict: no strings taken for numbers, no floats for counts), which checks
 every key, type, range and array length, and then the cross-field rules in
-the structs' ``__post_init__`` (one of ``material``/``materials``, ``mu_k <=
-mu_s``, bodies that exist, vectors of the bodies' dimension, ...).  The same
+the structs' ``__post_init__`` (one of ``material``/``materials``, bodies
+that exist, vectors of the bodies' dimension, ...).  The ``friction`` table
+is derived from the friction-law registry (:mod:`fecontact.case.friction`):
+its keys and rules are those the laws declare.  The same
 structs give the JSON Schema (``fecontact schema``) and the case-file
 reference page (``docs/case_reference.md``), so neither can drift from what
 is accepted.  The ranges of numbers are the constrained types of
@@ -18,6 +20,7 @@ description.
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal, Union
 
 import msgspec
@@ -31,9 +34,10 @@ from ..bodies.elasticity import PLANE_MODELS
 from ..bodies.hyperelastic import HYPERELASTIC
 from ..contact.obstacles import OBSTACLES
 from ..fields import MAX_COUNT, Count, Fraction, Modulus, NonNegative, Number, Poisson, Positive
-from ..friction import LAWS
+from ..friction import registry
 from ..model.contact import ENFORCEMENTS, FORMULATIONS
 from ..solve.backends import CHOICES as BACKENDS
+from .friction import friction_table
 from .meshes import MESH_TABLES, mesh_dimension
 
 #: Most load steps or time steps a case may ask for (each costs at least one linear solve)
@@ -79,7 +83,7 @@ class MaterialTable(Table):
     density: Annotated[NonNegative, Meta(description="mass per volume; needed (> 0) by dynamic cases")] | Unset = UNSET
 
 
-class Dirichlet(Table):
+class DirichletTable(Table):
     """A prescribed displacement on a boundary or at the node nearest a point."""
 
     boundary: Annotated[Name, Meta(description="boundary name (or give point)")] | Unset = UNSET
@@ -100,7 +104,7 @@ class Dirichlet(Table):
         _check_amplitude(self.amplitude)
 
 
-class Coupling(Table):
+class CouplingTable(Table):
     """A rigid coupling: one displacement component shared by a boundary, loaded by a force."""
 
     boundary: Name
@@ -113,7 +117,7 @@ class Coupling(Table):
         _check_amplitude(self.amplitude)
 
 
-class Spring(Table):
+class SpringTable(Table):
     """A spring (and dashpot) from a boundary's coupled component to an anchor."""
 
     boundary: Name
@@ -125,7 +129,7 @@ class Spring(Table):
     name: Name | Unset = UNSET
 
 
-class Traction(Table):
+class TractionTable(Table):
     """A surface traction vector on a boundary."""
 
     boundary: Name
@@ -136,7 +140,7 @@ class Traction(Table):
         _check_amplitude(self.amplitude)
 
 
-class Pressure(Table):
+class PressureTable(Table):
     """A pressure (along the inward normal) on a boundary."""
 
     boundary: Name
@@ -157,11 +161,11 @@ class BodyTable(Table):
     materials: Annotated[dict[Name, MaterialTable], Meta(description="one material per mesh region")] | Unset = UNSET
     body_force: Annotated[Vector, Meta(description="force per volume")] | Unset = UNSET
     initial_velocity: Annotated[Vector, Meta(description="dynamic cases: initial velocity")] | Unset = UNSET
-    spring: list[Spring] | Unset = UNSET
-    dirichlet: list[Dirichlet] | Unset = UNSET
-    coupling: list[Coupling] | Unset = UNSET
-    traction: list[Traction] | Unset = UNSET
-    pressure: list[Pressure] | Unset = UNSET
+    spring: list[SpringTable] | Unset = UNSET
+    dirichlet: list[DirichletTable] | Unset = UNSET
+    coupling: list[CouplingTable] | Unset = UNSET
+    traction: list[TractionTable] | Unset = UNSET
+    pressure: list[PressureTable] | Unset = UNSET
 
     def __post_init__(self):
         if (self.material is UNSET) == (self.materials is UNSET):
@@ -206,33 +210,10 @@ class MasterTable(Table):
         _check_amplitude(self.amplitude)
 
 
-class FrictionTable(Table):
-    """A friction law and its coefficients."""
-
-    law: Annotated[Literal[LAWS], Meta(description="friction law (default coulomb)")] | Unset = UNSET
-    mu: Annotated[NonNegative, Meta(description="coulomb: coefficient; others: default of mu_s and mu_k")] | Unset = UNSET
-    mu_s: Annotated[NonNegative, Meta(description="static (breakaway) coefficient")] | Unset = UNSET
-    mu_k: Annotated[NonNegative, Meta(description="kinetic (sliding) coefficient, <= mu_s")] | Unset = UNSET
-    dc: Annotated[NonNegative, Meta(description="velocity: decay rate of mu with the slip rate")] | Unset = UNSET
-    eps_v: Annotated[Positive, Meta(description="ipc: slip-rate threshold")] | Unset = UNSET
-
-    def __post_init__(self):
-        law = "coulomb" if self.law is UNSET else self.law
-        if law == "coulomb" and self.mu is UNSET:
-            raise ValueError("needs 'mu' for law 'coulomb'")
-        if law in ("static_kinetic", "velocity", "ipc"):
-            for key in ("mu_s", "mu_k"):
-                if getattr(self, key) is UNSET and self.mu is UNSET:
-                    raise ValueError(f"needs '{key}' (or 'mu') for law {law!r}")
-            mu_s = self.mu if self.mu_s is UNSET else self.mu_s
-            mu_k = self.mu if self.mu_k is UNSET else self.mu_k
-            if mu_k > mu_s:
-                raise ValueError(f"@mu_k ({mu_k}) must not exceed mu_s ({mu_s}): kinetic "
-                                 f"friction is at most static friction")
-            if law == "velocity" and mu_s != mu_k and self.dc is UNSET:
-                raise ValueError("needs 'dc' for law 'velocity' with mu_s != mu_k")
-            if law == "ipc" and self.eps_v is UNSET:
-                raise ValueError("needs 'eps_v' for law 'ipc'")
+#: The ``friction`` table of the laws registered when this module was imported
+#: (:func:`case_file` follows laws registered later)
+FrictionTable = friction_table()
+_IMPORTED = registry.version()
 
 
 class ContactTable(Table):
@@ -399,9 +380,33 @@ class CaseFile(Table):
                     yield f"contact.{k}.master.{key}", getattr(pair.master, key)
 
 
+def case_file() -> type:
+    """The :class:`CaseFile` struct for the friction laws registered now.
+
+    :class:`CaseFile` itself holds the ``friction`` table of the laws
+    registered when this module was imported; a law registered later (a
+    module imported afterwards) gets a struct whose ``contact.friction`` is
+    derived again from the registry, so it is accepted, checked and in the
+    JSON Schema like the others.
+    """
+    return _case_file(registry.version())
+
+
+@functools.lru_cache(maxsize=4)
+def _case_file(version: int) -> type:
+    if version == _IMPORTED:
+        return CaseFile
+    friction = Annotated[friction_table(), Meta(description="default: frictionless")] | Unset
+    contact = msgspec.defstruct("ContactTable", [("friction", friction, UNSET)], bases=(ContactTable,),
+                                module=__name__, namespace={"__doc__": ContactTable.__doc__})
+    return msgspec.defstruct("CaseFile", [("contact", list[contact])], bases=(CaseFile,),
+                             module=__name__, namespace={"__doc__": CaseFile.__doc__})
+
+
+
 def case_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of a case file."""
-    schema = msgspec.json.schema(CaseFile)
+    """The JSON Schema (draft 2020-12) of a case file (with the laws registered now)."""
+    schema = msgspec.json.schema(case_file())
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "fecontact case file"
     file_table = schema["$defs"].get("MeshFile")

@@ -163,8 +163,10 @@ def cone_response(trial: np.ndarray, normal: np.ndarray, mu: np.ndarray) -> Fric
 class FrictionLaw(ABC):
     r"""A friction law: one vectorised return map, its coefficients and its state machine.
 
-    Subclasses are frozen dataclasses holding the law's parameters.  They
-    implement :meth:`return_map`, :attr:`static`, :attr:`kinetic` and
+    Subclasses are frozen dataclasses holding the law's parameters,
+    registered for case files by :func:`fecontact.friction.registry.friction_law`
+    (which sets :attr:`name`) with their fields declared by
+    :func:`~fecontact.friction.registry.parameter`.  They implement :meth:`return_map`, :attr:`static`, :attr:`kinetic` and
     :meth:`coefficient`; the defaults of :meth:`next_state` and
     :meth:`revise` are those of a law without a state machine: after a
     converged increment a closed node that slides is ``SLIDING`` and every
@@ -173,7 +175,7 @@ class FrictionLaw(ABC):
     Class attributes
     ----------------
     name : str
-        The law's name in case files.
+        The law's name in case files (set by the registering decorator).
     smooth : bool
         True for laws whose traction is a smooth function of the slip rate
         that lies inside the cone without a stick constraint (checked as an
@@ -302,7 +304,3 @@ def concatenate(responses: list) -> FrictionResponse:
         return responses[0]
     return FrictionResponse(**{f.name: np.concatenate([getattr(r, f.name) for r in responses])
                                for f in fields(FrictionResponse)})
-
-
-#: Law names accepted in case files (``frictionless`` is Coulomb friction with ``mu = 0``).
-LAWS = ("frictionless", "coulomb", "static_kinetic", "velocity", "ipc")

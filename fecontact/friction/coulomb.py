@@ -8,8 +8,10 @@ import numpy as np
 
 from ..fields import NonNegative
 from .base import FrictionLaw, FrictionResponse, FrictionStart, cone_response
+from .registry import CaseLaw, friction_law, parameter, register
 
 
+@friction_law("coulomb", example={"mu": 0.3})
 @dataclass(frozen=True)
 class Coulomb(FrictionLaw):
     """Coulomb friction: projection of the trial traction onto the disk of radius ``mu lam_hat``.
@@ -22,8 +24,7 @@ class Coulomb(FrictionLaw):
         Friction coefficient (static and kinetic alike), >= 0.
     """
 
-    mu: NonNegative
-    name = "coulomb"
+    mu: NonNegative = parameter("friction coefficient")
 
     @property
     def static(self) -> float:
@@ -53,3 +54,6 @@ def Frictionless() -> Coulomb:
     Coulomb
     """
     return Coulomb(0.0)
+
+
+register(CaseLaw("frictionless", Frictionless, summary="Frictionless contact (Coulomb friction with mu = 0)."))

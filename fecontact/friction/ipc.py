@@ -8,9 +8,11 @@ import numpy as np
 
 from ..fields import NonNegative, Positive
 from .base import FrictionResponse, FrictionStart, TwoCoefficientLaw
+from .registry import friction_law, parameter
 from .smooth import smooth_mu, smooth_mu_f1_over_x, smooth_mu_f2_x_minus_mu_f1_over_x3
 
 
+@friction_law("ipc", example={"mu_s": 0.5, "mu_k": 0.3, "eps_v": 0.02})
 @dataclass(frozen=True)
 class SmoothIPC(TwoCoefficientLaw):
     r"""Smooth static-to-kinetic friction (IPC Toolkit), lagged normal force.
@@ -39,13 +41,11 @@ class SmoothIPC(TwoCoefficientLaw):
     """
 
     lagged = True
-
-    mu_s: NonNegative
-    mu_k: NonNegative
-    eps_v: Positive
-    name = "ipc"
     smooth = True
 
+    mu_s: NonNegative = parameter("static (breakaway) coefficient", fallback="mu")
+    mu_k: NonNegative = parameter("kinetic (sliding) coefficient, <= mu_s", fallback="mu")
+    eps_v: Positive = parameter("slip-rate threshold")
 
     def coefficient(self, sliding: np.ndarray, speed: np.ndarray) -> np.ndarray:
         """``max(mu_s, mu_k)`` at every node: the bound of ``mu(y)`` over all rates, shape (m,)."""

@@ -9,8 +9,10 @@ import numpy as np
 from ..fields import NonNegative
 from .base import (RESTUCK, SLIDING, STUCK, FrictionResponse, FrictionStart, TwoCoefficientLaw,
                    cone_response)
+from .registry import friction_law, parameter
 
 
+@friction_law("static_kinetic", example={"mu_s": 0.5, "mu_k": 0.3})
 @dataclass(frozen=True)
 class StaticKinetic(TwoCoefficientLaw):
     r"""Static/kinetic Coulomb friction, ``mu_s >= mu_k``, with a stick–slip state machine.
@@ -30,10 +32,8 @@ class StaticKinetic(TwoCoefficientLaw):
       increment, with the static radius again.
     """
 
-    mu_s: NonNegative
-    mu_k: NonNegative
-    name = "static_kinetic"
-
+    mu_s: NonNegative = parameter("static (breakaway) coefficient", fallback="mu")
+    mu_k: NonNegative = parameter("kinetic (sliding) coefficient, <= mu_s", fallback="mu")
 
     def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
                    start: FrictionStart) -> FrictionResponse:

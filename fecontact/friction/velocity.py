@@ -9,6 +9,7 @@ import numpy as np
 from ..fields import NonNegative
 from .base import FrictionResponse, FrictionStart, TwoCoefficientLaw
 from .cone import coulomb_return_map
+from .registry import friction_law, parameter
 
 
 def _rate(slip, dt):
@@ -17,6 +18,7 @@ def _rate(slip, dt):
     return speed, direction
 
 
+@friction_law("velocity", example={"mu_s": 0.5, "mu_k": 0.3, "dc": 40.0})
 @dataclass(frozen=True)
 class VelocityDependent(TwoCoefficientLaw):
     r"""Rate-dependent Coulomb friction ``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c |v|)``.
@@ -38,11 +40,10 @@ class VelocityDependent(TwoCoefficientLaw):
     the answer with the step size.  Stuck nodes have ``v = 0`` and ``mu_s``.
     """
 
-    mu_s: NonNegative
-    mu_k: NonNegative
-    decay: NonNegative
-    name = "velocity"
-
+    mu_s: NonNegative = parameter("static (breakaway) coefficient", fallback="mu")
+    mu_k: NonNegative = parameter("kinetic (sliding) coefficient, <= mu_s", fallback="mu")
+    decay: NonNegative = parameter("decay rate of mu with the slip rate", key="dc", default=0.0,
+                                   required_when=("mu_s != mu_k", lambda v: v["mu_s"] != v["mu_k"]))
 
     def rate_coefficient(self, speed: np.ndarray) -> np.ndarray:
         """``mu(v) = mu_k + (mu_s - mu_k) exp(-d_c v)`` for slip rates ``v`` of shape (m,)."""
