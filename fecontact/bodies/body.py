@@ -31,20 +31,18 @@ from types import MappingProxyType
 import numpy as np
 import skfem
 
+from ..mesh.elements import KINDS, ElementKind, edge_nodes, element_kind, midpoint_nodes
 from .elasticity import Material
 from .hyperelastic import Hyperelastic
 
-# element name -> dimension -> (mesh type, scalar element type)
-ELEMENTS = {
-    "P1": {2: (skfem.MeshTri1, skfem.ElementTriP1), 3: (skfem.MeshTet1, skfem.ElementTetP1)},
-    "P2": {2: (skfem.MeshTri1, skfem.ElementTriP2), 3: (skfem.MeshTet1, skfem.ElementTetP2)},
-    "Q1": {2: (skfem.MeshQuad1, skfem.ElementQuad1), 3: (skfem.MeshHex1, skfem.ElementHex1)},
-}
+#: The element kinds by name (:data:`fecontact.mesh.elements.KINDS`).
+ELEMENTS = KINDS
 
 
-def element_types(element: str, dim: int) -> tuple:
-    """``(mesh type, scalar element type)`` of an element name in ``dim`` dimensions."""
-    return ELEMENTS[element][dim]
+def element_types(element, dim: int) -> tuple:
+    """``(mesh type, scalar element type)`` of an element (name or kind) in ``dim`` dimensions."""
+    cell = element_kind(element).cell(dim)
+    return cell.mesh, cell.element
 
 
 @dataclass(frozen=True, init=False)
@@ -61,8 +59,11 @@ class ElasticBody:
     name : str
     mesh : skfem.Mesh
     element : str
-        One of ``ELEMENTS``: ``"P1"``, ``"P2"`` (triangles, tetrahedra) or
-        ``"Q1"`` (quadrilaterals, hexahedra).
+        The name of the element kind: one of ``ELEMENTS``, e.g. ``"P1"``,
+        ``"P2"`` (triangles, tetrahedra) or ``"Q1"`` (quadrilaterals,
+        hexahedra).
+    kind : ElementKind
+        The element kind's record (:mod:`fecontact.mesh.elements`).
     regions : Mapping[str, Material] or None
         The material of every named subdomain of the mesh (read-only), or
         None when one material fills the body.
@@ -86,17 +87,19 @@ class ElasticBody:
     regions: Mapping[str, Material] | None
     materials: tuple[Material, ...]
     element_material: np.ndarray = field(repr=False, compare=False)
+    kind: ElementKind = field(repr=False, compare=False)
 
-    def __init__(self, name: str, mesh: skfem.Mesh, element: str,
+    def __init__(self, name: str, mesh: skfem.Mesh, element: str | ElementKind,
                  material: Material | Mapping[str, Material]):
+        kind = element_kind(element)
         regions, materials, index = _resolve_materials(name, mesh, material)
-        for key, value in (("name", name), ("mesh", mesh), ("element", element),
+        for key, value in (("name", name), ("mesh", mesh), ("element", kind.name),
                            ("regions", regions), ("materials", materials),
-                           ("element_material", index)):
+                           ("element_material", index), ("kind", kind)):
             object.__setattr__(self, key, value)
 
     @staticmethod
-    def create(name: str, mesh: skfem.Mesh, element: str,
+    def create(name: str, mesh: skfem.Mesh, element: str | ElementKind,
                material: Material | Mapping[str, Material]) -> "ElasticBody":
         """A body checked for a supported element, mesh type, sound elements and materials.
 
@@ -104,10 +107,12 @@ class ElasticBody:
         ----------
         name : str
         mesh : skfem.Mesh
-            2D or 3D mesh of the type the element needs (``MeshTri1``/``MeshTet1``
+            2D or 3D mesh of the type the element needs (its
+            :attr:`fecontact.mesh.elements.Cell.mesh`: ``MeshTri1``/``MeshTet1``
             for P1 and P2, ``MeshQuad1``/``MeshHex1`` for Q1).
-        element : str
-            ``"P1"``, ``"P2"`` or ``"Q1"``.
+        element : str or ElementKind
+            The name of a registered element kind (``"P1"``, ``"P2"``,
+            ``"Q1"``) or its record.
         material : Material or Mapping[str, Material]
             One material for the whole body, or the material of each named
             subdomain of ``mesh.subdomains``; the subdomains named must
@@ -127,28 +132,32 @@ class ElasticBody:
         TypeError
             If ``material`` is neither a Material nor a mapping of Materials.
         RuntimeError
-            If the scikit-fem basis of a P2 or Q1 body does not number its DOFs
+            If the scikit-fem basis of a body that is not a linear simplex does not number its DOFs
             in the interleaved layout ``dim*k + c``.
         """
-        if element not in ELEMENTS:
-            raise ValueError(f"body {name!r}: unknown element {element!r}; "
-                             f"choose one of {sorted(ELEMENTS)}")
+        try:
+            kind = element_kind(element)
+        except ValueError as err:
+            raise ValueError(f"body {name!r}: {err}") from None
         dim = mesh.dim()
         if dim not in (2, 3):
             raise ValueError(f"body {name!r}: meshes must be 2D or 3D, got {dim}D")
-        mesh_type, _ = element_types(element, dim)
+        try:
+            mesh_type = kind.cell(dim).mesh
+        except ValueError as err:
+            raise ValueError(f"body {name!r}: {err}") from None
         if not isinstance(mesh, mesh_type):
-            raise ValueError(f"body {name!r}: element {element} needs a {mesh_type.__name__} "
+            raise ValueError(f"body {name!r}: element {kind.name} needs a {mesh_type.__name__} "
                              f"mesh, got {type(mesh).__name__}")
         from ..mesh.quality import element_findings
 
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
-        body = ElasticBody(name, mesh, element, material)
+        body = ElasticBody(name, mesh, kind, material)
         if len(body.materials) > 1 and any(isinstance(m, Hyperelastic) for m in body.materials):
             raise ValueError(f"body {name!r}: a finite-strain material fills a whole body; "
                              f"bodies of several regions are linear elastic")
-        if element != "P1":
+        if not kind.linear_simplex:
             expected = dim * np.arange(body.n_nodes)[None, :] + np.arange(dim)[:, None]
             if not np.array_equal(body.node_dofs, expected):
                 raise RuntimeError("unexpected DOF layout in the scikit-fem basis")
@@ -214,7 +223,7 @@ class ElasticBody:
     @cached_property
     def basis(self) -> skfem.Basis:
         """Vector basis of the displacement, built on first access."""
-        _, elem = element_types(self.element, self.dim)
+        elem = self.kind.cell(self.dim).element
         return skfem.Basis(self.mesh, skfem.ElementVector(elem()))
 
     def element_basis(self, elements: np.ndarray) -> skfem.Basis:
@@ -224,13 +233,13 @@ class ElasticBody:
         ----------
         elements : ndarray of int, shape (k,), k >= 1
         """
-        _, elem = element_types(self.element, self.dim)
+        elem = self.kind.cell(self.dim).element
         return skfem.Basis(self.mesh, skfem.ElementVector(elem()), elements=elements)
 
     @property
     def is_linear_simplex(self) -> bool:
-        """True for P1 triangles and tetrahedra: the DOF nodes are the mesh vertices."""
-        return self.element == "P1"
+        """True for linear triangles and tetrahedra (P1): the DOF nodes are the mesh vertices."""
+        return self.kind.linear_simplex
 
     @property
     def dim(self) -> int:
@@ -240,7 +249,7 @@ class ElasticBody:
     @property
     def has_edge_nodes(self) -> bool:
         """True for quadratic elements (a DOF node at every edge midpoint)."""
-        return self.element == "P2"
+        return self.kind.quadratic
 
     @property
     def node_dofs(self) -> np.ndarray:
@@ -249,14 +258,14 @@ class ElasticBody:
             n, dim = self.n_nodes, self.dim
             return dim * np.arange(n)[None, :] + np.arange(dim)[:, None]
         parts = [self.basis.nodal_dofs]
-        for extra in (self.basis.edge_dofs, self.basis.facet_dofs):
+        for extra in (self.basis.edge_dofs, self.basis.facet_dofs, self.basis.interior_dofs):
             if extra.size:
                 parts.append(extra)
         return np.hstack(parts)
 
     def edge_node(self, edges: np.ndarray) -> np.ndarray:
         """DOF node at the midpoint of mesh edges (facets in 2D), quadratic elements only."""
-        return self.mesh.p.shape[1] + np.asarray(edges)
+        return edge_nodes(self.mesh, edges)
 
     def midpoint_node(self, candidates: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Edge-midpoint DOF node between vertices ``a`` and ``b`` (3D).
@@ -268,11 +277,7 @@ class ElasticBody:
             or ``mesh.t2e``), one of which joins ``a[i]`` and ``b[i]``.
         a, b : ndarray of int, shape (n,)
         """
-        ends = np.sort(self.mesh.edges[:, candidates], axis=0)        # (2, k, n)
-        match = (ends[0] == np.minimum(a, b)) & (ends[1] == np.maximum(a, b))
-        if not np.all(match.sum(axis=0) == 1):
-            raise RuntimeError("inconsistent edge table")
-        return self.edge_node(candidates[match.argmax(axis=0), np.arange(candidates.shape[1])])
+        return midpoint_nodes(self.mesh, candidates, a, b)
 
     @property
     def n_nodes(self) -> int:
@@ -304,14 +309,12 @@ class ElasticBody:
 
     def facet_nodes(self, facets: np.ndarray) -> np.ndarray:
         """DOF nodes lying on the given facets (vertices and edge midpoints), sorted."""
-        nodes = [self.mesh.facets[:, facets].ravel()]
-        if self.has_edge_nodes:
-            edges = facets if self.dim == 2 else self.mesh.f2e[:, facets].ravel()
-            nodes.append(self.edge_node(edges))
-        return np.unique(np.concatenate(nodes))
+        facets = np.asarray(facets)
+        layout = self.kind.cell(self.dim).facets
+        return np.unique(layout.nodes(self.mesh, facets, self.mesh.facets[:, facets]))
 
     def boundary_nodes(self, boundary: str) -> np.ndarray:
-        """DOF nodes on a named boundary (vertices and, for P2, edge midpoints), sorted.
+        """DOF nodes on a named boundary (vertices and, for quadratic kinds, edge midpoints), sorted.
 
         Parameters
         ----------

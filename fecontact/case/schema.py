@@ -19,13 +19,13 @@ import msgspec
 from msgspec import inspect as mi
 
 from ..fields import phrase, short
+from ..mesh.elements import element_kind
 from .meshes import BYTES_PER_DOF, MESH_TABLES, memory_bytes, mesh_dimension, mesh_estimate
 from .types import CaseFile, case_file
 
 #: Largest number of nested tables or arrays a case file may have
 MAX_DEPTH = 12
 _LOCATION = re.compile(r"^(.*) - at `\$(.*)`$", re.S)
-_P2_DOFS = {2: 4.0, 3: 8.0}              # DOFs of P2 over P1 on the same vertices (about)
 
 
 class CaseError(Exception):
@@ -153,7 +153,7 @@ def _check_memory(case: CaseFile, source: str) -> None:
         if estimate is None:
             continue
         elements, dofs = estimate
-        dofs *= _P2_DOFS[mesh_dimension(body.mesh)] if body.element == "P2" else 1.0
+        dofs *= element_kind(body.element).cell(mesh_dimension(body.mesh)).nodes_per_vertex
         total += dofs
         if total * BYTES_PER_DOF > available:
             raise CaseError(

@@ -2,11 +2,14 @@ r"""Contact surfaces built from named boundaries of a body.
 
 A surface is a set of DOF nodes (the slave nodes when it is the slave side)
 and of flat facets between them (used when it is the master side): straight
-segments in 2D, triangles or bilinear quadrilaterals in 3D.  Quadratic
-facets are split at their edge midpoints into linear pieces (two segments in
-2D, four triangles in 3D).
+segments in 2D, triangles or bilinear quadrilaterals in 3D.  The element
+kind's facet layout (:class:`fecontact.mesh.elements.FacetLayout`) orders
+each facet's nodes and splits quadratic facets at their edge midpoints into
+linear pieces (two segments in 2D, four triangles in 3D).
 
-*Tractions on quadratic surfaces.*  On a six-node triangle the vertex
+*Tractions on quadratic surfaces.*  Layouts with vertex weights
+(:attr:`~fecontact.mesh.elements.FacetLayout.vertex_weights`) carry the
+tractions on their vertices.  On a six-node triangle the vertex
 shape functions integrate to zero, so nodal tractions with lumped forces
 ``A_j lam_j`` cannot represent even a uniform pressure, and a multiplier at
 every node with the gap held at every node (pointwise) is unstable: vertex
@@ -45,7 +48,8 @@ import numpy as np
 import scipy.sparse as sp
 import skfem
 
-from ..bodies.body import ElasticBody, element_types
+from ..bodies.body import ElasticBody
+from ..mesh.elements import P2, FacetLayout
 
 
 @dataclass(frozen=True)
@@ -106,23 +110,9 @@ class ContactSurface:
         return 2 if self.facets.shape[0] == 2 else 3
 
 
-def _quadratic_nodes(body: ElasticBody, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
-    """Nodes of quadratic facets: ``(a, b, m)`` in 2D, ``(a, b, c, ab, bc, ca)`` in 3D."""
-    if body.dim == 2:
-        return np.vstack([verts, body.edge_node(facets)])
-    a, b, c = verts
-    f2e = body.mesh.f2e[:, facets]
-    mids = [body.midpoint_node(f2e, *pair) for pair in ((a, b), (b, c), (c, a))]
-    return np.vstack([a, b, c, *mids])
-
-
-# linear pieces of a quadratic facet, as positions in the rows of _quadratic_nodes
-_PIECES = {2: ((0, 2), (2, 1)), 3: ((0, 3, 5), (3, 1, 4), (5, 4, 2), (3, 4, 5))}
-
-# W_vj / |T| = int_T L_v N_j dA / |T| on a flat six-node triangle, nodes (a, b, c, ab, bc, ca):
-# 1/30 for the vertex itself, -1/60 for the other vertices, 2/15 for the two adjacent midside
-# nodes and 1/15 for the opposite one; every row sums to 1/3
-VERTEX_WEIGHTS = np.array([[2, -1, -1, 8, 4, 8], [-1, 2, -1, 8, 8, 4], [-1, -1, 2, 4, 8, 8]]) / 60.0
+#: ``W_vj / |T| = int_T L_v N_j dA / |T|`` on a flat six-node triangle, nodes (a, b, c, ab, bc, ca)
+#: (the P2 tetrahedron's :attr:`fecontact.mesh.elements.FacetLayout.vertex_weights`)
+VERTEX_WEIGHTS = np.array(P2.cell(3).facets.vertex_weights)
 
 
 def _piece_measure(coords: np.ndarray, pieces: np.ndarray) -> np.ndarray:
@@ -133,14 +123,18 @@ def _piece_measure(coords: np.ndarray, pieces: np.ndarray) -> np.ndarray:
     return 0.5 * np.linalg.norm(np.cross(p[1] - p[0], p[2] - p[0], axis=0), axis=0)
 
 
-def _vertex_multipliers(body: ElasticBody, quad: np.ndarray, nodes: np.ndarray):
-    """Linear pieces, areas, multiplier map, interpolation and row scales of six-node triangles ``quad``."""
-    pieces = [quad[list(piece)] for piece in _PIECES[3]]
-    measure = np.array([_piece_measure(body.node_coords, p) for p in pieces])      # (4, n_facets)
-    local = np.searchsorted(nodes, quad)                                            # (6, n_facets)
+def _vertex_multipliers(body: ElasticBody, layout: FacetLayout, quad: np.ndarray, nodes: np.ndarray):
+    """Linear pieces, areas, multiplier map, interpolation and row scales of quadratic facets ``quad``.
+
+    ``quad`` holds the DOF nodes of every facet in the order of ``layout``,
+    whose vertex weights define the multipliers (module docstring).
+    """
+    pieces = [quad[list(piece)] for piece in layout.pieces]
+    measure = np.array([_piece_measure(body.node_coords, p) for p in pieces])      # (k, n_facets)
+    local = np.searchsorted(nodes, quad)                                            # (size, n_facets)
     n = nodes.size
-    W_facet = measure.sum(axis=0)[:, None, None] * VERTEX_WEIGHTS                   # (n_f, 3, 6)
-    rows = np.broadcast_to(local[:3].T[:, :, None], W_facet.shape)
+    W_facet = measure.sum(axis=0)[:, None, None] * np.array(layout.vertex_weights)  # (n_f, c, size)
+    rows = np.broadcast_to(local[:layout.corners].T[:, :, None], W_facet.shape)
     cols = np.broadcast_to(local.T[:, None, :], W_facet.shape)
     W = sp.csr_matrix((W_facet.ravel(), (rows.ravel(), cols.ravel())), shape=(n, n))
     area = np.asarray(W.sum(axis=1)).ravel()
@@ -149,13 +143,12 @@ def _vertex_multipliers(body: ElasticBody, quad: np.ndarray, nodes: np.ndarray):
     multiplier_map = (sp.diags(inv) @ W).tocsr()
     # lumped area of every node's linear pieces: the size of a midside node's row
     lumped = np.zeros(n)
-    for piece, m in zip(_PIECES[3], measure):
-        np.add.at(lumped, local[list(piece)].ravel(), np.tile(m / 3.0, 3))
-    # midside node (ab, bc, ca) of each edge: the mean of its two ends
-    ends = np.array([[3, 0, 1], [4, 1, 2], [5, 2, 0]])
-    mid = np.hstack([local[e[0]] for e in ends])
-    a = np.hstack([local[e[1]] for e in ends])
-    b = np.hstack([local[e[2]] for e in ends])
+    for piece, m in zip(layout.pieces, measure):
+        np.add.at(lumped, local[list(piece)].ravel(), np.tile(m / len(piece), len(piece)))
+    # every midside node: the mean of its edge's two ends
+    mid = np.hstack([local[e[0]] for e in layout.midsides])
+    a = np.hstack([local[e[1]] for e in layout.midsides])
+    b = np.hstack([local[e[2]] for e in layout.midsides])
     mid, first = np.unique(mid, return_index=True)
     v = np.flatnonzero(vertex)
     interpolation = sp.csr_matrix(
@@ -169,16 +162,15 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
     facets = body.facets(boundary)
     if facets.size == 0:
         raise ValueError(f"body {body.name!r}: boundary {boundary!r} is empty")
-    verts = body.oriented_facets(facets)
-    nodes = body.facet_nodes(facets)
-    if body.has_edge_nodes and body.dim == 3:
-        linear, area, W, P, scale = _vertex_multipliers(body, _quadratic_nodes(body, facets, verts),
-                                                        nodes)
+    cell = body.kind.cell(body.dim)
+    layout = cell.facets
+    ordered = layout.nodes(body.mesh, facets, body.oriented_facets(facets))   # (size, n_facets)
+    nodes = np.unique(ordered)
+    if layout.vertex_weights is not None:
+        linear, area, W, P, scale = _vertex_multipliers(body, layout, ordered, nodes)
         return ContactSurface(body_index, boundary, nodes, linear, area, W, P, scale)
-    if body.has_edge_nodes:
-        verts = _quadratic_nodes(body, facets, verts)
-        verts = np.hstack([verts[list(piece)] for piece in _PIECES[2]])
-    scalar = element_types(body.element, body.dim)[1]()
+    verts = np.hstack([ordered[list(piece)] for piece in layout.pieces])
+    scalar = cell.element()
     with transient_mapping(body.mesh):
         fb = skfem.FacetBasis(body.mesh, scalar, facets=facets)
         area_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)

@@ -56,7 +56,8 @@ are covered up to ``O(h/R)``) are normalised to sum to one, ``W_j = M_j /
 sum_k M_jk``, which is ``D_jj^{-1} M_j`` for fully covered nodes.
 
 A tied slave surface must not also be the slave of a contact pair: its DOFs
-are no unknowns of their own.  Quadratic (P2) bodies are not supported yet.
+are no unknowns of their own.  Bodies of quadratic element kinds
+(:attr:`fecontact.mesh.elements.ElementKind.quadratic`) are not supported yet.
 """
 
 from __future__ import annotations
@@ -294,7 +295,7 @@ def tie_constraint(slave: ContactSurface, master: ContactSurface, bodies, name: 
     Raises
     ------
     ValueError
-        For quadratic (P2) bodies, surfaces of different dimensions, slave and
+        For bodies of a quadratic element kind (P2), surfaces of different dimensions, slave and
         master sharing nodes, or slave nodes that the master surface does not
         cover (count and coordinates of the first ones in the message).
     """
@@ -302,9 +303,9 @@ def tie_constraint(slave: ContactSurface, master: ContactSurface, bodies, name: 
     pair = f"{body_s.name}.{slave.boundary} -> {body_m.name}.{master.boundary}"
     name = pair if name is None else name
     for body in (body_s, body_m):
-        if body.has_edge_nodes:
+        if body.kind.quadratic:
             raise ValueError(f"tie {name!r}: body {body.name!r} has quadratic ({body.element}) "
-                             "elements; ties support linear facets (P1, Q1) only")
+                             "elements; ties support linear facets only")
     if slave.dim != master.dim:
         raise ValueError(f"tie {name!r}: the surfaces have different dimensions")
     Fs, Fm = slave.facets.T, master.facets.T                              # (n_e, nv)

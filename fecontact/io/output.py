@@ -60,28 +60,6 @@ from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 from .atomic import replacing, write_text
 
-# scikit-fem's hexahedron vertex order -> VTK's (as skfem.io.meshio writes them)
-_HEX_TO_VTK = [0, 3, 6, 2, 1, 5, 7, 4]
-
-# VTK cell type per (element, dimension): (meshio name, body -> connectivity of DOF nodes)
-_CELLS = {
-    ("P1", 2): ("triangle", lambda b: b.mesh.t.T),
-    ("Q1", 2): ("quad", lambda b: b.mesh.t.T),
-    ("P2", 2): ("triangle6", lambda b: np.vstack([b.mesh.t, b.edge_node(b.mesh.t2f)]).T),
-    ("P1", 3): ("tetra", lambda b: b.mesh.t.T),
-    ("Q1", 3): ("hexahedron", lambda b: b.mesh.t[_HEX_TO_VTK].T),
-    ("P2", 3): ("tetra10", lambda b: _tetra10(b)),
-}
-
-
-def _tetra10(body) -> np.ndarray:
-    """VTK quadratic tetrahedra: vertices, then edges 01, 12, 02, 03, 13, 23."""
-    t = body.mesh.t
-    mids = [body.midpoint_node(body.mesh.t2e, t[i], t[j])
-            for i, j in ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3))]
-    return np.vstack([t, np.array(mids)]).T
-
-
 def _pad3(a: np.ndarray) -> np.ndarray:
     out = np.zeros((a.shape[0], 3))
     out[:, : a.shape[1]] = a
@@ -166,8 +144,8 @@ def to_meshio(problem: ContactProblem, state: StepState, extra: dict | None = No
     points = _pad3(problem.X.T)
     cells = []
     for b, body in enumerate(sysm.bodies):
-        kind, conn = _CELLS[(body.element, body.dim)]
-        cells.append((kind, conn(body) + sysm.node_offset[b]))
+        cell = body.kind.cell(body.dim)              # VTK cell type and node order of the kind
+        cells.append((cell.vtk, cell.connectivity(body.mesh).T + sysm.node_offset[b]))
     data = point_data(problem, state)
     for key, value in (extra or {}).items():
         data[key] = _pad3(value) if value.ndim == 2 else value

@@ -2,8 +2,8 @@
 
 :func:`as_linear_mesh` turns a scikit-fem mesh (linear or quadratic), a
 meshio mesh or a file path into the linear scikit-fem mesh a body is built
-on; :func:`element_name` picks the element from the mesh when none is
-given; :func:`facets_where` selects boundary facets by a predicate on
+on; :func:`element_name` names the element kind given, or picks it from
+the mesh when none is given (:func:`fecontact.mesh.elements.default_kind`); :func:`facets_where` selects boundary facets by a predicate on
 coordinates, as scikit-fem's :meth:`skfem.Mesh.facets_satisfying` does.
 """
 
@@ -15,14 +15,11 @@ import numpy as np
 import skfem
 
 from ..io.meshfile import load_mesh
+from ..mesh.elements import KINDS, default_kind, element_kind
 
-#: quadratic scikit-fem mesh type -> (linear mesh type, element a body on it uses by default)
-QUADRATIC = {skfem.MeshTri2: (skfem.MeshTri1, "P2"), skfem.MeshTet2: (skfem.MeshTet1, "P2"),
-             skfem.MeshQuad2: (skfem.MeshQuad1, None), skfem.MeshHex2: (skfem.MeshHex1, None)}
-
-#: scikit-fem element class name -> element name of a body
-SKFEM_ELEMENTS = {"ElementTriP1": "P1", "ElementTetP1": "P1", "ElementTriP2": "P2",
-                  "ElementTetP2": "P2", "ElementQuad1": "Q1", "ElementHex1": "Q1"}
+#: quadratic scikit-fem mesh type -> the linear mesh type of its vertices and elements
+QUADRATIC = {skfem.MeshTri2: skfem.MeshTri1, skfem.MeshTet2: skfem.MeshTet1,
+             skfem.MeshQuad2: skfem.MeshQuad1, skfem.MeshHex2: skfem.MeshHex1}
 
 
 def _facet_keys(facets: np.ndarray) -> np.ndarray:
@@ -32,7 +29,7 @@ def _facet_keys(facets: np.ndarray) -> np.ndarray:
 
 def _linear_of_quadratic(mesh: skfem.Mesh) -> skfem.Mesh:
     """The linear mesh of a quadratic one: its vertices and elements, same boundaries and subdomains."""
-    linear_type, _ = QUADRATIC[type(mesh)]
+    linear_type = QUADRATIC[type(mesh)]
     used = np.unique(mesh.t)
     renumber = np.full(mesh.p.shape[1], -1)
     renumber[used] = np.arange(used.size)
@@ -95,21 +92,24 @@ def as_linear_mesh(mesh, where: str = "mesh") -> skfem.Mesh:
         return from_meshio_mesh(mesh)
     if type(mesh) in QUADRATIC:
         return _linear_of_quadratic(mesh)
-    if isinstance(mesh, (skfem.MeshTri1, skfem.MeshQuad1, skfem.MeshTet1, skfem.MeshHex1)):
+    if isinstance(mesh, tuple({c.mesh for kind in KINDS.values() for c in kind.cells})):
         return mesh
     raise ValueError(f"{where}: a body needs a scikit-fem MeshTri, MeshQuad, MeshTet or MeshHex, "
                      f"a meshio mesh or a file path, got {type(mesh).__name__}")
 
 
 def element_name(element, mesh_in, mesh: skfem.Mesh) -> str:
-    """The element name of a body: given as a name or a scikit-fem element, or chosen from the mesh.
+    """The element name of a body: given as a name, a kind or a scikit-fem element, or chosen from the mesh.
 
     Parameters
     ----------
-    element : str, skfem.Element, skfem.Element subclass or None
-        ``"P1"``, ``"P2"``, ``"Q1"``, a scalar or vector scikit-fem element
-        of those kinds (``skfem.ElementTriP2()``), or ``None``: ``"P2"`` on
-        a quadratic triangle or tetrahedron mesh, ``"P1"`` on triangles and
+    element : str, ElementKind, skfem.Element, skfem.Element subclass or None
+        ``"P1"``, ``"P2"``, ``"Q1"`` (any registered kind of
+        :mod:`fecontact.mesh.elements`), its record, a scalar or vector
+        scikit-fem element of those kinds (``skfem.ElementTriP2()``), or
+        ``None``: the default kind of the mesh type
+        (:func:`~fecontact.mesh.elements.default_kind`): ``"P2"`` on a
+        quadratic triangle or tetrahedron mesh, ``"P1"`` on triangles and
         tetrahedra, ``"Q1"`` on quadrilaterals and hexahedra.
     mesh_in : object
         The mesh as the user gave it (for the quadratic default).
@@ -119,19 +119,15 @@ def element_name(element, mesh_in, mesh: skfem.Mesh) -> str:
     Returns
     -------
     str
+
+    Raises
+    ------
+    ValueError
+        For an element no registered kind has.
     """
     if element is None:
-        if type(mesh_in) in QUADRATIC and QUADRATIC[type(mesh_in)][1]:
-            return QUADRATIC[type(mesh_in)][1]
-        return "Q1" if isinstance(mesh, (skfem.MeshQuad1, skfem.MeshHex1)) else "P1"
-    if isinstance(element, str):
-        return element
-    inner = getattr(element, "elem", element)          # ElementVector(ElementTriP2())
-    name = inner.__name__ if isinstance(inner, type) else type(inner).__name__
-    if name not in SKFEM_ELEMENTS:
-        raise ValueError(f"element {name} is not supported; use one of "
-                         f"{', '.join(sorted(SKFEM_ELEMENTS))}")
-    return SKFEM_ELEMENTS[name]
+        return default_kind(mesh_in if isinstance(mesh_in, skfem.Mesh) else mesh).name
+    return element_kind(element).name
 
 
 def facets_where(mesh: skfem.Mesh, test) -> np.ndarray:

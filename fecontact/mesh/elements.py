@@ -1,0 +1,359 @@
+"""Element kinds: one record per finite element a body may use, and their registry.
+
+An :class:`ElementKind` holds everything the package needs to know about a
+finite element.  For each dimension it has one :class:`Cell`: the
+scikit-fem mesh type and element, the VTK cell of the result files with
+the order of its nodes, and the :class:`FacetLayout` of the boundary
+facets (their nodes, the linear pieces contact sees, the weights of the
+contact multipliers).  Bodies, contact surfaces, ties, result files and
+case files ask the record.  Nothing else in the package tests element
+names.  Adding a kind means one :func:`register` call in this module (see
+the developer guide, "Add an element kind").
+
+DOF nodes of a body are numbered vertices first (``0 .. V-1``), then one
+node per mesh edge (per facet in 2D, where facets are edges): the node of
+edge ``e`` is ``V + e`` (:func:`edge_nodes`).
+
+Example
+-------
+>>> from fecontact.mesh.elements import element_kind
+>>> kind = element_kind("P2")
+>>> kind.quadratic, kind.cell(2).vtk, kind.cell(3).facets.size
+(True, 'triangle6', 6)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable
+
+import numpy as np
+import skfem
+
+__all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "register", "element_kind",
+           "default_kind", "edge_nodes", "midpoint_nodes", "P1", "P2", "Q1"]
+
+
+def edge_nodes(mesh: skfem.Mesh, edges: np.ndarray) -> np.ndarray:
+    """DOF node at the midpoint of mesh edges (facets in 2D): the vertex count plus the edge index."""
+    return mesh.p.shape[1] + np.asarray(edges)
+
+
+def midpoint_nodes(mesh: skfem.Mesh, candidates: np.ndarray, a: np.ndarray,
+                   b: np.ndarray) -> np.ndarray:
+    """Edge-midpoint DOF node between vertices ``a`` and ``b`` (3D).
+
+    Parameters
+    ----------
+    mesh : skfem.Mesh
+    candidates : ndarray of int, shape (k, n)
+        Edges of each of ``n`` facets or elements (``mesh.f2e[:, facets]``
+        or ``mesh.t2e``), one of which joins ``a[i]`` and ``b[i]``.
+    a, b : ndarray of int, shape (n,)
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+    """
+    ends = np.sort(mesh.edges[:, candidates], axis=0)        # (2, k, n)
+    match = (ends[0] == np.minimum(a, b)) & (ends[1] == np.maximum(a, b))
+    if not np.all(match.sum(axis=0) == 1):
+        raise RuntimeError("inconsistent edge table")
+    return edge_nodes(mesh, candidates[match.argmax(axis=0), np.arange(candidates.shape[1])])
+
+
+@dataclass(frozen=True)
+class FacetLayout:
+    """The DOF nodes of a boundary facet and what contact makes of them.
+
+    Attributes
+    ----------
+    element : type
+        The scikit-fem element the kind induces on a facet
+        (``skfem.ElementLineP2`` for P2 triangles); it has ``size`` nodes.
+    size : int
+        DOF nodes per facet.
+    corners : int
+        Vertices per facet: 2 (segments), 3 (triangles), 4 (quadrilaterals).
+    nodes : callable
+        ``nodes(mesh, facets, verts) -> ndarray (size, n)``: the DOF nodes
+        of ``n`` facets given their vertices ``verts`` (shape
+        ``(corners, n)``, in the order wanted, e.g. facing outwards); the
+        vertices come first in that order, then the others.
+    pieces : tuple of tuple of int
+        The linear facets contact sees, as positions in the rows of
+        ``nodes``: one piece ``(0, 1, ...)`` for a linear facet, the
+        segments or triangles between vertices and midside nodes of a
+        quadratic one.  Each piece keeps the facet's orientation.
+    midsides : tuple of (int, int, int)
+        ``(midside, end, end)`` positions of the midside nodes and the two
+        vertices of their edge (empty for linear facets).
+    vertex_weights : tuple of tuple of float, or None
+        ``W[v][j] / |facet|`` with ``W[v][j] = int L_v N_j dA`` (``L_v`` the
+        linear hat of vertex ``v``, ``N_j`` the facet's shape functions) on
+        a flat facet: the contact multipliers then live on the vertices and
+        the midside nodes carry none.  ``None`` where every node carries
+        its own multiplier.
+    """
+
+    element: type
+    size: int
+    corners: int
+    nodes: Callable[[skfem.Mesh, np.ndarray, np.ndarray], np.ndarray]
+    pieces: tuple[tuple[int, ...], ...]
+    midsides: tuple[tuple[int, int, int], ...] = ()
+    vertex_weights: tuple[tuple[float, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """An element kind on one mesh type (one dimension).
+
+    Attributes
+    ----------
+    mesh : type
+        The linear scikit-fem mesh type a body of this kind is built on
+        (``skfem.MeshTri1``).
+    element : type
+        The scalar scikit-fem element (``skfem.ElementTriP2``); a body's
+        basis is its ``skfem.ElementVector``.
+    vtk : str
+        The meshio (VTK) cell type of the result files (``"triangle6"``).
+    connectivity : callable
+        ``connectivity(mesh) -> ndarray (k, n_elements)``: the DOF nodes of
+        every element in the VTK cell's node order.
+    facets : FacetLayout
+        The boundary facets.
+    defaults : tuple of type
+        The scikit-fem mesh types (linear or quadratic) on which a body
+        given no element gets this kind; each mesh type is the default of
+        at most one kind.
+    nodes_per_vertex : float
+        About how many DOF nodes a mesh of this type has per vertex (1 for
+        vertex-only kinds): the memory estimate of case files.
+    """
+
+    mesh: type
+    element: type
+    vtk: str
+    connectivity: Callable[[skfem.Mesh], np.ndarray]
+    facets: FacetLayout
+    defaults: tuple[type, ...] = ()
+    nodes_per_vertex: float = 1.0
+
+    @property
+    def dim(self) -> int:
+        """Spatial dimension, 2 or 3."""
+        return self.element.refdom.dim()
+
+
+@dataclass(frozen=True)
+class ElementKind:
+    """A finite element a body may use, on each mesh dimension it supports.
+
+    Attributes
+    ----------
+    name : str
+        The name of case files and of :class:`fecontact.Body`
+        (``"P1"``, ``"P2"``, ``"Q1"``).
+    cells : tuple of Cell
+        One per supported dimension.
+    quadratic : bool
+        True when the kind has a DOF node at every edge midpoint.
+    linear_simplex : bool
+        True when the DOF nodes are the vertices of triangles or
+        tetrahedra with constant strain per element: bodies then use the
+        basis-free assembly of :mod:`fecontact.bodies.p1`.
+    description : str
+        One line for error messages and the documentation.
+    """
+
+    name: str
+    cells: tuple[Cell, ...]
+    quadratic: bool = False
+    linear_simplex: bool = False
+    description: str = ""
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """The dimensions the kind supports."""
+        return tuple(c.dim for c in self.cells)
+
+    def cell(self, dim: int) -> Cell:
+        """The kind on ``dim``-dimensional meshes.
+
+        Raises
+        ------
+        ValueError
+            If the kind has no cell of that dimension.
+        """
+        for c in self.cells:
+            if c.dim == dim:
+                return c
+        raise ValueError(f"element {self.name} has no {dim}D form; it exists in "
+                         f"{', '.join(f'{d}D' for d in self.dims)}")
+
+
+_KINDS: dict[str, ElementKind] = {}
+
+#: The registered element kinds by name (read-only view).
+KINDS = MappingProxyType(_KINDS)
+
+
+def register(kind: ElementKind) -> ElementKind:
+    """Add an element kind to :data:`KINDS`.
+
+    Raises
+    ------
+    ValueError
+        If the name is taken, two cells share a dimension, or a default
+        mesh type already belongs to another kind.
+    """
+    if kind.name in _KINDS:
+        raise ValueError(f"element kind {kind.name!r} is already registered")
+    if len(set(kind.dims)) != len(kind.cells):
+        raise ValueError(f"element kind {kind.name!r}: two cells of the same dimension")
+    taken = {m: k.name for k in _KINDS.values() for c in k.cells for m in c.defaults}
+    for cell in kind.cells:
+        for mesh_type in cell.defaults:
+            if mesh_type in taken:
+                raise ValueError(f"element kind {kind.name!r}: {mesh_type.__name__} is already "
+                                 f"the default mesh of {taken[mesh_type]!r}")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def element_kind(element) -> ElementKind:
+    """The registered kind of an element given by name, record or scikit-fem element.
+
+    Parameters
+    ----------
+    element : str, ElementKind, skfem.Element or skfem.Element subclass
+        ``"P2"``; a registered :class:`ElementKind`; a scalar or vector
+        scikit-fem element of a registered cell (``skfem.ElementTriP2()``,
+        ``skfem.ElementVector(skfem.ElementQuad1())``) or its class.
+
+    Returns
+    -------
+    ElementKind
+
+    Raises
+    ------
+    ValueError
+        For a name, record or scikit-fem element that no registered kind has.
+    """
+    if isinstance(element, ElementKind):
+        if _KINDS.get(element.name) is not element:
+            raise ValueError(f"element kind {element.name!r} is not registered "
+                             f"(fecontact.mesh.elements.register)")
+        return element
+    if isinstance(element, str):
+        if element not in _KINDS:
+            raise ValueError(f"unknown element {element!r}; choose one of {', '.join(_KINDS)}")
+        return _KINDS[element]
+    inner = getattr(element, "elem", element)          # ElementVector(ElementTriP2())
+    cls = inner if isinstance(inner, type) else type(inner)
+    for kind in _KINDS.values():
+        if any(c.element is cls for c in kind.cells):
+            return kind
+    known = sorted(c.element.__name__ for k in _KINDS.values() for c in k.cells)
+    raise ValueError(f"element {cls.__name__} is not supported; use one of {', '.join(known)}")
+
+
+def default_kind(mesh: skfem.Mesh) -> ElementKind:
+    """The kind of a body given no element: the one listing the mesh's type in its defaults.
+
+    Raises
+    ------
+    ValueError
+        If no kind lists the mesh type.
+    """
+    for kind in _KINDS.values():
+        if any(type(mesh) in c.defaults for c in kind.cells):
+            return kind
+    raise ValueError(f"no element kind is the default on a {type(mesh).__name__}; "
+                     f"give the element")
+
+
+def _vertices(mesh: skfem.Mesh) -> np.ndarray:
+    """The element vertices, in scikit-fem's order (VTK's for simplices and quadrilaterals)."""
+    return mesh.t
+
+
+# scikit-fem's hexahedron vertex order -> VTK's, for elements of negative Jacobian (those of
+# MeshHex1.init_tensor, as skfem.io.meshio writes them) and of positive Jacobian (fecontact.mesh.box,
+# Gmsh files): the two differ by scikit-fem's mirror, reference x and y exchanged
+_HEX_TO_VTK = {False: [0, 3, 6, 2, 1, 5, 7, 4], True: [0, 2, 6, 3, 1, 4, 7, 5]}
+
+
+def _hexahedron(mesh: skfem.Mesh) -> np.ndarray:
+    """VTK hexahedra: scikit-fem's vertices reordered, bottom face counter-clockwise seen from the top."""
+    from .quality import corner_jacobians
+
+    positive = corner_jacobians(mesh)[:, 0] > 0.0
+    return np.where(positive, mesh.t[_HEX_TO_VTK[True]], mesh.t[_HEX_TO_VTK[False]])
+
+
+def _triangle6(mesh: skfem.Mesh) -> np.ndarray:
+    """VTK quadratic triangles: vertices, then edges 01, 12, 20 (scikit-fem's ``t2f`` rows)."""
+    return np.vstack([mesh.t, edge_nodes(mesh, mesh.t2f)])
+
+
+def _tetra10(mesh: skfem.Mesh) -> np.ndarray:
+    """VTK quadratic tetrahedra: vertices, then edges 01, 12, 02, 03, 13, 23."""
+    t = mesh.t
+    mids = [midpoint_nodes(mesh, mesh.t2e, t[i], t[j])
+            for i, j in ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3))]
+    return np.vstack([t, np.array(mids)])
+
+
+def _facet_vertices(mesh: skfem.Mesh, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
+    """Linear facets: their vertices."""
+    return verts
+
+
+def _segment3(mesh: skfem.Mesh, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
+    """Three-node segments ``(a, b, m)`` (2D, where facets are edges)."""
+    return np.vstack([verts, edge_nodes(mesh, facets)])
+
+
+def _triangle6_facet(mesh: skfem.Mesh, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
+    """Six-node triangles ``(a, b, c, ab, bc, ca)``."""
+    a, b, c = verts
+    f2e = mesh.f2e[:, facets]
+    mids = [midpoint_nodes(mesh, f2e, *pair) for pair in ((a, b), (b, c), (c, a))]
+    return np.vstack([a, b, c, *mids])
+
+
+_SEGMENT = FacetLayout(skfem.ElementLineP1, 2, 2, _facet_vertices, ((0, 1),))
+_TRIANGLE = FacetLayout(skfem.ElementTriP1, 3, 3, _facet_vertices, ((0, 1, 2),))
+_QUAD = FacetLayout(skfem.ElementQuad1, 4, 4, _facet_vertices, ((0, 1, 2, 3),))
+_SEGMENT3 = FacetLayout(skfem.ElementLineP2, 3, 2, _segment3, ((0, 2), (2, 1)), ((2, 0, 1),))
+# int L_v N_j dA / |T| on a flat six-node triangle, nodes (a, b, c, ab, bc, ca): 1/30 for the
+# vertex itself, -1/60 for the other vertices, 2/15 for the two adjacent midside nodes and 1/15
+# for the opposite one; every row sums to 1/3
+_TRIANGLE6 = FacetLayout(
+    skfem.ElementTriP2, 6, 3, _triangle6_facet, ((0, 3, 5), (3, 1, 4), (5, 4, 2), (3, 4, 5)),
+    ((3, 0, 1), (4, 1, 2), (5, 2, 0)),
+    tuple(tuple(w / 60.0 for w in row)
+          for row in ((2, -1, -1, 8, 4, 8), (-1, 2, -1, 8, 8, 4), (-1, -1, 2, 4, 8, 8))))
+
+P1 = register(ElementKind(
+    "P1", (Cell(skfem.MeshTri1, skfem.ElementTriP1, "triangle", _vertices, _SEGMENT,
+                (skfem.MeshTri1,)),
+           Cell(skfem.MeshTet1, skfem.ElementTetP1, "tetra", _vertices, _TRIANGLE,
+                (skfem.MeshTet1,))),
+    linear_simplex=True, description="linear triangles and tetrahedra"))
+P2 = register(ElementKind(
+    "P2", (Cell(skfem.MeshTri1, skfem.ElementTriP2, "triangle6", _triangle6, _SEGMENT3,
+                (skfem.MeshTri2,), nodes_per_vertex=4.0),
+           Cell(skfem.MeshTet1, skfem.ElementTetP2, "tetra10", _tetra10, _TRIANGLE6,
+                (skfem.MeshTet2,), nodes_per_vertex=8.0)),
+    quadratic=True, description="quadratic triangles and tetrahedra"))
+Q1 = register(ElementKind(
+    "Q1", (Cell(skfem.MeshQuad1, skfem.ElementQuad1, "quad", _vertices, _SEGMENT,
+                (skfem.MeshQuad1, skfem.MeshQuad2)),
+           Cell(skfem.MeshHex1, skfem.ElementHex1, "hexahedron", _hexahedron, _QUAD,
+                (skfem.MeshHex1, skfem.MeshHex2))),
+    description="bilinear quadrilaterals and trilinear hexahedra"))
