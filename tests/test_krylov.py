@@ -453,3 +453,30 @@ def test_schur_step_in_si_units_is_the_direct_step_without_an_ill_conditioning_w
         warnings.simplefilter("error", la.LinAlgWarning)
         step = SchurBackend(problem).solve(ev)
     np.testing.assert_allclose(step, expected, rtol=0, atol=1e-8 * np.abs(expected).max())
+
+
+def test_documented_backend_choices_are_the_registered_ones():
+    """Every docstring's ``backend : {...}`` set is :data:`CHOICES`, and every quoted name in a
+    ``backend : str`` description is one of them (no names of backends that do not exist)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    import fecontact
+    from fecontact.solve.backends import CHOICES
+
+    sets, stray = [], []
+    for path in Path(fecontact.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Module)):
+                continue
+            doc = ast.get_docstring(node) or ""
+            for match in re.finditer(r"^( *)backend : (.*)\n((?:\1 +.*\n)*)", doc + "\n", re.M):
+                kind, text = match.group(2), match.group(3)
+                if kind.startswith("{"):
+                    sets.append(path.name)
+                    assert set(re.findall(r'"(\w+)"', kind)) == set(CHOICES), path
+                stray += [f"{path.name}: {name}" for name in re.findall(r'``"(\w+)"``', text)
+                          if name not in CHOICES]
+    assert "model.py" in sets
+    assert not stray, stray

@@ -218,9 +218,10 @@ class Model:
             Instead of ``steps``: the pseudo-times of the output levels.
         t_end : float
             Final pseudo-time (the default ramps reach full load at 1).
-        backend : str
-            Linear solver: ``"auto"``, ``"schur"``, ``"splu"``, ``"cholmod"``,
-            ``"amg"``, ... (:data:`fecontact.solve.backends.CHOICES`).
+        backend : {"auto", "direct", "schur", "amg", "factorization", "petsc"}
+            Linear solver (:data:`fecontact.solve.backends.CHOICES`):
+            ``"auto"`` picks one from a cost model
+            (:func:`fecontact.solve.backends.make_backend`).
         newton : NewtonOptions or dict, optional
             ``tolerance``, ``max_iterations``, ``max_backtracks``.
         stepping : SteppingOptions or dict, optional

@@ -33,9 +33,10 @@ from .metrics import reference_of
 
 
 def _pair(model, name):
-    for k, p in enumerate(model.problem.pairs):
+    """The contact pair called ``name``, else a CaseError listing the pairs."""
+    for p in model.problem.pairs:
         if p.name == name:
-            return k, p
+            return p
     names = ", ".join(p.name for p in model.problem.pairs)
     raise CaseError(f"{model.case['_path']}: 'reference.contact' = {name!r} is not a contact "
                     f"pair; pairs: {names}")
@@ -120,7 +121,7 @@ def stick_slip(model, series: dict, ref: dict) -> dict:
         steady cycles (the first phase, the breakaway from rest, left out),
         their relative errors and the spring-force extremes.
     """
-    k_pair, pair = _pair(model, ref["contact"])
+    pair = _pair(model, ref["contact"])
     spring = _spring(model, ref["spring"])
     body = pair.slave.body
     m, f = body_loads(model, body)
@@ -178,7 +179,7 @@ def sliding_block(model, series: dict, ref: dict) -> dict:
         ``acceleration_exact``, ``acceleration``, ``acceleration_error`` (None
         when the block sticks) and the largest slip relative to the body's size.
     """
-    _, pair = _pair(model, ref["contact"])
+    pair = _pair(model, ref["contact"])
     body = pair.slave.body
     m, f = body_loads(model, body)
     n = _normal(pair)
@@ -238,7 +239,7 @@ def velocity_weakening(model, series: dict, ref: dict) -> dict:
     out = {}
     for name, contact in zip(ref["springs"], ref["contacts"]):
         spring = _spring(model, name)
-        _, pair = _pair(model, contact)
+        pair = _pair(model, contact)
         m, f = body_loads(model, pair.slave.body)
         N = float(-f @ _normal(pair))
         law = pair.friction

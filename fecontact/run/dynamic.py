@@ -39,7 +39,7 @@ from ..analysis.energy import EnergyLedger, StepForces
 from ..friction import status_counts
 from ..references.dynamic_metrics import evaluate_dynamic_reference
 from ..visuals.timeplot import plot_time_series
-from .driver import Outcome, RunAnalysis, RunSetup, drive
+from .driver import Outcome, RunAnalysis
 from .folder import WrittenStep
 from .result import written_state
 from .summary import DynamicSettings
@@ -345,34 +345,3 @@ class DynamicRun(RunAnalysis):
             except Exception as err:        # a plot must never lose the results
                 logger.warning("time-series plot not written: %s", err)
 
-
-def run_dynamic_case(model, name: str, case_path, out: Path, vtu: bool, overrides, t_start: float,
-                     cp=None):
-    """Integrate a dynamic case and write its outputs (see the module docstring).
-
-    Parameters
-    ----------
-    model : CaseModel
-        A dynamic case.
-    name : str
-        Case name.
-    case_path : str or Path
-        The case file as given.
-    out : Path
-        Output folder (it exists).
-    vtu : bool
-        Write a VTU per output time.
-    overrides : sequence of str
-        The case's overrides.
-    t_start : float
-        ``time.perf_counter()`` when the run began.
-    cp : Checkpoint, optional
-        The restart file to continue from (:mod:`fecontact.run.checkpoint`).
-
-    Returns
-    -------
-    RunResult
-    """
-    setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
-                     overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
-    return drive(setup, DynamicRun(model, name))

@@ -29,11 +29,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 
-from ..friction.status import Status
 from ..io.errors import one_line
-
-STATUS_NAMES = tuple(status.name.lower() for status in Status)
-
 
 @dataclass(frozen=True)
 class ResultFolder:
