@@ -298,11 +298,7 @@ def candidates(name: str, problem, matrix=None, increments: int = 1) -> tuple:
 
     Bodies in finite strain follow the same model: every backend keeps its
     set-up across iterations and rebuilds it only when GMRES on the current
-    tangent slows down (see the module).  Measured with the sphere and the
-    disc neo-Hookean (one BLAS thread, wall time of the run): ``hertz3d``
-    (51k DOFs) amg 122 s, schur 147 s, factorization 258 s, direct 624 s;
-    ``hertz2d`` (23k DOFs) amg 19 s, direct 21 s, factorization 23 s,
-    schur 24 s; the same Newton iterations for all (22 and 28).
+    tangent slows down (see the module), so the costs keep their order.
 
     Parameters
     ----------

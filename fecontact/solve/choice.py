@@ -15,9 +15,10 @@ is factorised or set up:
 - ``m`` contact unknowns (the DOFs of every contact surface);
 - the number of load increments or time steps to be solved.
 
-Modelled seconds (coefficients :data:`COEFFICIENTS`, measured on the bundled
-Hertz and ironing systems on a 2-core x86-64 machine; only their ratios
-matter for the choice):
+Modelled seconds (coefficients :data:`COEFFICIENTS`, fitted to the bundled
+Hertz and ironing systems; only their ratios matter for the choice, and
+where each comes from is the decision record *Where the cost model's
+coefficients come from*):
 
 .. math::
 
@@ -64,22 +65,16 @@ COEFFICIENTS = dict(
     theta=0.5,         # a compliance column computed in a block, per single substitution
     engaged=0.35,      # share of contact unknowns that engage
     delta=1.0e-10,     # condensed dense solve, per engaged unknown cubed
-    sigma=3.5e-7,      # multigrid set-up, per stored entry (hertz bench: 2.8e-7 to 4.5e-7)
+    sigma=3.5e-7,      # multigrid set-up, per stored entry
     gamma=2.3e-8,      # one preconditioned GMRES iteration (V-cycle, product, projection), per entry
-    #                    (6/7 of the 2.7e-8 fitted before the flexible GMRES, whose Newton steps
-    #                    spend one uncounted application fewer)
     gamma_1=4.0e-9,    # the product and projection alone, per entry
-    # GMRES iterations per Newton iteration: one fewer than fitted before the flexible GMRES (which
-    # spends no application on the zero start's residual); measured since on one increment of
-    # hertz2d 5.5-8.8 (209k-1.4M unknowns) and hertz3d 4.0-5.2 with the multigrid, and
-    # hertz2d 11.7-17.5 (22k-93k) with the exact factorisation
-    k_amg=5.0,         # with the multigrid (before: hertz2d 5.2-5.7, hertz3d 6.8)
-    k_amg_bodies=17.0,  # the same when contact couples two meshed bodies (before: cattaneo3d 17.6)
-    k_f=11.0,          # with the exact factorisation at n_f unknowns (before: hertz3d 7.2, hertz2d 12.6-13.6,
-    n_f=25_000.0,      # cattaneo3d 12.7), growing like (n / n_f)^(1/(2 dim)): hertz2d 509k 26
+    k_amg=5.0,         # GMRES iterations per Newton iteration with the multigrid
+    k_amg_bodies=17.0,  # the same when contact couples two meshed bodies
+    k_f=11.0,          # with the exact factorisation at n_f unknowns, growing
+    n_f=25_000.0,      # like (n / n_f)^(1/(2 dim))
     newton_first=8.0,  # Newton iterations of the first increment
     newton_more=3.0,   # Newton iterations of each further increment
-    inexact=1.3,       # Newton iterations with inexact (Krylov) steps, per exact one (1.23-1.38 measured)
+    inexact=1.3,       # Newton iterations with inexact (Krylov) steps, per exact one
     lu=3.0,            # sparse LU of the whole Jacobian, per Cholesky of the bulk matrix
 )
 #: share of the machine's memory a backend's factor or dense compliance may take

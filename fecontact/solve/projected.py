@@ -13,12 +13,11 @@ from .schur import contact_block, open_rows
 logger = logging.getLogger(__name__)
 
 #: finite strain: rebuild the preconditioner when GMRES needs this many times the iterations per
-#: decade of its first solve (measured on hertz2d/hertz3d, neo-Hookean; see the class)
+#: decade of its first solve (see the class)
 REFRESH = 2.0
 #: The contact status counts as settled when this many steps in a row left it unchanged: a loose
 #: step can leave it unchanged while the next accurate one still moves a few nodes, and an accurate
-#: solve spent before that is spent twice (hertz2d at 509k DOFs: 90 GMRES iterations with 1, 66
-#: with 2)
+#: solve spent before that is spent twice
 SETTLED = 2
 
 
@@ -63,9 +62,8 @@ class SettlingForcing:
     provisional and ``eta_max`` is enough.  Once it has settled (the same
     over :data:`SETTLED` steps in a row), what is left is (nearly) a
     linear problem that one accurate step solves: the step is solved to
-    the floor (``eta = 0``).  On ``hertz3d`` this spends fewer Krylov
-    iterations in all than Eisenstat and Walker's forcing terms, which
-    split the last linear solve into two.
+    the floor (``eta = 0``).  Eisenstat and Walker's forcing terms would
+    split that last linear solve into two.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from .krylov import LaggedSetup
 logger = logging.getLogger(__name__)
 
 #: finite strain: refactorise when the outer GMRES needs this many times the iterations per decade
-#: of its first solve, and at least this many per decade (measured on hertz2d/hertz3d)
+#: of its first solve, and at least this many per decade
 REFRESH = 2.0
 #: finite strain: outer GMRES iterations before the step is given up (or refactorised)
 MAX_OUTER = 200
@@ -272,7 +272,7 @@ class _Condensed:
     ``s + e``.  ``W D`` (compliance times the contact curvature terms) is
     then brought in by GMRES on the whole system, preconditioned by that
     elimination, until the residual is ``tol`` relative, so the Newton step
-    stays exact; 10-15 iterations on ``cattaneo3d``.  If GMRES does not
+    stays exact.  If GMRES does not
     converge, the whole system is solved densely.
     """
 
