@@ -28,7 +28,7 @@ DOCS = ROOT / "docs"
 #: Markdown pages with formulas and the built page of each
 MATH_PAGES = {
     "theory.md": "theory/index.html",
-    "cases.md": "cases/index.html",
+    "guide/bodies.md": "guide/bodies/index.html",
     "index.md": "index.html",
     "developer/decisions/checks-before-solving.md": "developer/decisions/checks-before-solving/index.html",
     "ironing.md": "ironing/index.html",
