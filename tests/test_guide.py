@@ -154,3 +154,34 @@ def test_command_lines_parse():
                     from err
             seen += 1
     assert seen > 0
+
+
+def _prose(page: Path) -> str:
+    return FENCE.sub("", page.read_text())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_pages_are_short(page):
+    assert len(_prose(page).split()) <= 3000, f"{page.name}: a guide page has at most 3000 words"
+
+
+def _anchors(page: Path) -> set:
+    """The heading anchors MkDocs gives ``page`` (its default slugify: lower case, words joined by -)."""
+    out = set()
+    for line in FENCE.sub("", page.read_text()).splitlines():
+        if line.startswith("#"):
+            text = re.sub(r"[^\w\s-]", "", line.lstrip("#").strip().lower())
+            out.add(re.sub(r"[-\s]+", "-", text).strip("-"))
+    return out
+
+
+def test_links_resolve():
+    checked = 0
+    for page in PAGES:
+        for target, anchor in re.findall(r"\]\(([^)#:\s]+\.md)(?:#([^)\s]+))?\)", _prose(page)):
+            path = (page.parent / target).resolve()
+            assert path.is_file(), f"{page.name}: link to missing page {target}"
+            if anchor:
+                assert anchor in _anchors(path), f"{page.name}: no heading #{anchor} in {target}"
+            checked += 1
+    assert checked > 0
