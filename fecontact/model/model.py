@@ -218,10 +218,11 @@ class Model:
             Instead of ``steps``: the pseudo-times of the output levels.
         t_end : float
             Final pseudo-time (the default ramps reach full load at 1).
-        backend : {"auto", "direct", "schur", "amg", "factorization", "petsc"}
-            Linear solver (:data:`fecontact.solve.backends.CHOICES`):
-            ``"auto"`` picks one from a cost model
-            (:func:`fecontact.solve.backends.make_backend`).
+        backend : str
+            Linear solver: ``"auto"`` (chosen from a cost model,
+            :func:`fecontact.solve.backends.make_backend`) or the name of a
+            registered backend (:data:`fecontact.solve.backends.BACKENDS`:
+            ``"direct"``, ``"schur"``, ``"amg"``, ...).
         newton : NewtonOptions or dict, optional
             ``tolerance``, ``max_iterations``, ``max_backtracks``.
         stepping : SteppingOptions or dict, optional

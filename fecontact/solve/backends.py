@@ -183,11 +183,22 @@ class BackendFactory:
     supported_only : bool or None
         Whether it needs every body supported (:data:`KRYLOV_BACKENDS`);
         default: ``krylov``.
+    requires : tuple of str
+        Top-level modules of optional dependencies it imports when built
+        (the contract test skips a backend whose modules are missing).
     """
 
     build: Callable[..., LinearBackend]
     krylov: bool = False
     supported_only: bool | None = None
+    requires: tuple = ()
+
+    @property
+    def missing(self) -> tuple:
+        """The modules of :attr:`requires` that cannot be imported here."""
+        from importlib.util import find_spec
+
+        return tuple(name for name in self.requires if find_spec(name) is None)
 
     @property
     def needs_support(self) -> bool:
@@ -229,7 +240,7 @@ BACKENDS: dict[str, BackendFactory] = {
     # bodies held only by contact are served (the multigrid of the pinned stiffness)
     "petsc": BackendFactory(lambda problem, matrix, tolerance:
                             _petsc_backend(problem, matrix, tolerance), krylov=True,
-                            supported_only=False),
+                            supported_only=False, requires=("petsc4py", "mpi4py")),
 }
 #: the backends that solve by projected GMRES with the bulk matrix's own preconditioner, so that
 #: every body must be supported (and their ``reference_solve`` solves ``K_hat x = rhs``)
