@@ -197,3 +197,19 @@ def test_hexahedra_of_either_orientation_are_written_right_side_out(tmp_path):
         sides = np.diff(axes[0])
         cubes = (sides[:, None, None] * sides[None, :, None] * sides[None, None, :]).ravel()
         np.testing.assert_allclose(np.sort(volume), np.sort(cubes), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind,dim", CELLS)
+def test_every_dof_node_lies_in_the_piece_of_its_elements(kind, dim):
+    """A body of two disjoint blocks: each DOF node (vertex or not) gets its block's piece."""
+    from fecontact.bodies.pieces import node_pieces
+
+    mesh = GENERATED[kind.cell(dim).mesh]()
+    p = mesh.p.copy()
+    p[0] += 2.0
+    body = ElasticBody.create("two", mesh + dataclasses.replace(mesh, doflocs=p), kind, MATERIAL)
+    labels = node_pieces(body)
+    right = body.node_coords[0] > 1.5
+    assert labels.shape == (body.n_nodes,) and np.unique(labels).size == 2
+    assert np.unique(labels[right]).size == 1 and np.unique(labels[~right]).size == 1
+    assert labels[right][0] != labels[~right][0]

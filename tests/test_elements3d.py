@@ -143,7 +143,9 @@ def test_hertz3d_quadratic_tetrahedra_regression_bounds(hertz3d_p2):
 def test_vertex_weights_of_six_node_triangles():
     """W_vj = int L_v N_j dA on a six-node triangle, against a 7-point rule (exact to degree 5)
     on an arbitrary flat triangle in space; rows sum to the vertex areas |T|/3."""
-    from fecontact.contact.surface import VERTEX_WEIGHTS
+    from fecontact.mesh.elements import P2
+
+    VERTEX_WEIGHTS = np.array(P2.cell(3).facets.vertex_weights)          # the facet layout's weights
     r15 = np.sqrt(15.0)
     a, c = (9 - 2 * r15) / 21, (6 + r15) / 21
     b, e = (9 + 2 * r15) / 21, (6 - r15) / 21

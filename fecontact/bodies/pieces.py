@@ -40,8 +40,9 @@ def rigid_motions(X: np.ndarray) -> np.ndarray:
 def node_pieces(body) -> np.ndarray:
     """The connected piece of each DOF node of a body, labels 0, 1, ..., shape (n_nodes,).
 
-    Vertices are connected through the elements they share; a midside node
-    (quadratic elements) belongs to the piece of its edge.
+    Vertices are connected through the elements they share; any other DOF
+    node (the midside nodes of quadratic elements) belongs to the piece of
+    its elements.
     """
     t = body.mesh.t
     n_vertices = body.mesh.p.shape[1]
@@ -49,9 +50,10 @@ def node_pieces(body) -> np.ndarray:
     graph = sp.coo_matrix((np.ones(rows.size), (rows, t[1:].ravel())),
                           shape=(n_vertices, n_vertices))
     _, labels = connected_components(graph, directed=False)
-    if body.n_nodes > n_vertices:                  # midside nodes: their edge's first vertex
-        edges = body.mesh.edges if body.dim == 3 else body.mesh.facets     # 2D: edges are facets
-        labels = np.concatenate([labels, labels[edges[0, :body.n_nodes - n_vertices]]])
+    if body.n_nodes > n_vertices:                  # other DOF nodes: the piece of their elements
+        nodes = body.basis.element_dofs // body.dim                 # (dofs per element, n_elements)
+        labels = np.concatenate([labels, np.zeros(body.n_nodes - n_vertices, dtype=labels.dtype)])
+        labels[nodes] = labels[t[0]]
     return labels
 
 

@@ -116,10 +116,12 @@ VERTEX_WEIGHTS = np.array(P2.cell(3).facets.vertex_weights)
 
 
 def _piece_measure(coords: np.ndarray, pieces: np.ndarray) -> np.ndarray:
-    """Length (2 rows) or area (3 rows) of linear pieces, shape (n,)."""
+    """Length (2 rows) or area (3 rows, 4 rows: flat quadrilaterals) of linear pieces, shape (n,)."""
     p = [coords[:, pieces[i]] for i in range(pieces.shape[0])]
     if len(p) == 2:
         return np.linalg.norm(p[1] - p[0], axis=0)
+    if len(p) == 4:
+        return 0.5 * np.linalg.norm(np.cross(p[2] - p[0], p[3] - p[1], axis=0), axis=0)
     return 0.5 * np.linalg.norm(np.cross(p[1] - p[0], p[2] - p[0], axis=0), axis=0)
 
 

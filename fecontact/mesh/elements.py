@@ -295,8 +295,9 @@ def _hexahedron(mesh: skfem.Mesh) -> np.ndarray:
     return np.where(positive, mesh.t[_HEX_TO_VTK[True]], mesh.t[_HEX_TO_VTK[False]])
 
 
-def _triangle6(mesh: skfem.Mesh) -> np.ndarray:
-    """VTK quadratic triangles: vertices, then edges 01, 12, 20 (scikit-fem's ``t2f`` rows)."""
+def _facet_midpoints(mesh: skfem.Mesh) -> np.ndarray:
+    """2D VTK quadratic cells (``triangle6``, ``quad8``): vertices, then the midpoints of edges
+    01, 12, ... in cyclic order, as scikit-fem's ``t2f`` rows list them."""
     return np.vstack([mesh.t, edge_nodes(mesh, mesh.t2f)])
 
 
@@ -346,7 +347,7 @@ P1 = register(ElementKind(
                 (skfem.MeshTet1,))),
     linear_simplex=True, description="linear triangles and tetrahedra"))
 P2 = register(ElementKind(
-    "P2", (Cell(skfem.MeshTri1, skfem.ElementTriP2, "triangle6", _triangle6, _SEGMENT3,
+    "P2", (Cell(skfem.MeshTri1, skfem.ElementTriP2, "triangle6", _facet_midpoints, _SEGMENT3,
                 (skfem.MeshTri2,), nodes_per_vertex=4.0),
            Cell(skfem.MeshTet1, skfem.ElementTetP2, "tetra10", _tetra10, _TRIANGLE6,
                 (skfem.MeshTet2,), nodes_per_vertex=8.0)),
