@@ -5,6 +5,8 @@ Newton step of the ``amg`` and ``factorization`` backends against the direct
 backend's on frictional problems (sliding rows, a deformable master) and a
 frictionless 3D one; whole runs against the ``schur`` backend."""
 
+import sys
+
 import numpy as np
 import pytest
 import scipy.linalg as la
@@ -354,6 +356,34 @@ def test_every_registered_backend_honours_the_contract(name):
     tolerance."""
     if BACKENDS[name].missing:
         pytest.skip(f"not installed: {', '.join(BACKENDS[name].missing)}")
+    _honours_the_contract(name)
+
+
+def test_the_backend_of_the_how_to_page_honours_the_contract(monkeypatch):
+    """docs/developer/add-backend.md: its module, registered by its line, is a working backend."""
+    import re
+    import types
+    from pathlib import Path
+
+    import fecontact.solve.backends as backends
+
+    page = (Path(__file__).parents[1] / "docs" / "developer" / "add-backend.md").read_text()
+    module_code, import_line, entry = re.findall(r"```python\n(.*?)```", page, re.S)[:3]
+    module = types.ModuleType("fecontact.solve.dense")
+    module.__package__ = "fecontact.solve"
+    exec(compile(module_code, "fecontact/solve/dense.py", "exec"), module.__dict__)
+    monkeypatch.setitem(sys.modules, "fecontact.solve.dense", module)
+    scope = {"__name__": "fecontact.solve.backends", "__package__": "fecontact.solve",
+             "BackendFactory": backends.BackendFactory}
+    exec(import_line, scope)
+    name, factory = eval(f"({entry.strip().rstrip(',').replace(':', ',', 1)})", scope)
+    monkeypatch.setitem(backends.BACKENDS, name, factory)
+    monkeypatch.setattr(backends, "CHOICES", (*backends.CHOICES, name))
+    _honours_the_contract(name)
+
+
+def _honours_the_contract(name):
+    """The checks of :func:`test_every_registered_backend_honours_the_contract` for ``name``."""
     problem, ev = _iterate("hertz2d_friction")
     status = ev.contact.status
     assert (status == 0).any() and (status == 2).any()
