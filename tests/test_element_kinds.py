@@ -213,3 +213,27 @@ def test_every_dof_node_lies_in_the_piece_of_its_elements(kind, dim):
     assert labels.shape == (body.n_nodes,) and np.unique(labels).size == 2
     assert np.unique(labels[right]).size == 1 and np.unique(labels[~right]).size == 1
     assert labels[right][0] != labels[~right][0]
+
+
+@pytest.mark.parametrize("kind,dim", CELLS)
+def test_uniform_compression_on_a_rigid_flat_gives_the_exact_pressure(kind, dim):
+    """A block pressed by its top onto a rigid frictionless flat is in uniform uniaxial stress
+    (plane strain in 2D): every slave node carries ``E' * strain``, exact for every kind."""
+    E, nu, strain = 200.0, 0.3, 0.01
+    plane = {"plane": "strain"} if dim == 2 else {}
+    block = fc.Body("block", distorted(kind.cell(dim)), kind.name, fc.LinearElastic(E=E, nu=nu, **plane))
+    if dim == 2:
+        block.fix("top", y=-strain)
+        block.fix(point=(0.5, 1.0), x=0.0)
+        flat = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+        modulus = E / (1 - nu**2)
+    else:
+        block.fix("top", z=-strain)
+        block.fix(point=(0.0, 0.0, 1.0), x=0.0, y=0.0)
+        block.fix(point=(1.0, 0.0, 1.0), y=0.0)
+        flat = fc.RigidPlane(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0))
+        modulus = E
+    result = fc.Model([block], [fc.Contact(block.surface("bottom"), flat, fc.Frictionless())]).solve(steps=1)
+    assert result.converged
+    np.testing.assert_allclose(result.pressure, modulus * strain, rtol=1e-9)
+    assert result.reaction("top")[dim - 1] == pytest.approx(-modulus * strain, rel=1e-9)
