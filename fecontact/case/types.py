@@ -213,7 +213,7 @@ class MasterTable(Table):
 #: The ``friction`` table of the laws registered when this module was imported
 #: (:func:`case_file` follows laws registered later)
 FrictionTable = friction_table()
-_IMPORTED = registry.version()
+_IMPORTED = registry.laws()
 
 
 class ContactTable(Table):
@@ -389,14 +389,14 @@ def case_file() -> type:
     derived again from the registry, so it is accepted, checked and in the
     JSON Schema like the others.
     """
-    return _case_file(registry.version())
+    return _case_file(registry.laws())
 
 
 @functools.lru_cache(maxsize=4)
-def _case_file(version: int) -> type:
-    if version == _IMPORTED:
+def _case_file(laws: tuple) -> type:
+    if laws == _IMPORTED:
         return CaseFile
-    friction = Annotated[friction_table(), Meta(description="default: frictionless")] | Unset
+    friction = Annotated[friction_table(laws), Meta(description="default: frictionless")] | Unset
     contact = msgspec.defstruct("ContactTable", [("friction", friction, UNSET)], bases=(ContactTable,),
                                 module=__name__, namespace={"__doc__": ContactTable.__doc__})
     return msgspec.defstruct("CaseFile", [("contact", list[contact])], bases=(CaseFile,),

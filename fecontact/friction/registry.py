@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 __all__ = ["Parameter", "CaseLaw", "TableError", "parameter", "friction_law", "register",
-           "unregister", "laws", "law", "names", "version", "discover"]
+           "unregister", "laws", "law", "names", "discover"]
 
 _META = "fecontact.friction"
 
@@ -84,7 +84,7 @@ class TableError(ValueError):
         self.key, self.reason = key, reason
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CaseLaw:
     """A registered friction law: its case-file name, how it is built, and its table keys.
 
@@ -101,6 +101,9 @@ class CaseLaw:
     example : Mapping
         A ``friction`` table (without ``law``) with typical values: the
         instance tests check every law with (:meth:`example_law`).
+
+    Entries compare by identity, so that a tuple of them (:func:`laws`) is a
+    key for what is derived from the registry.
     """
 
     name: str
@@ -181,7 +184,6 @@ def parameters_of(cls) -> tuple:
 
 
 _LAWS: dict = {}
-_VERSION = [0]
 
 
 def register(entry: CaseLaw) -> CaseLaw:
@@ -199,7 +201,6 @@ def register(entry: CaseLaw) -> CaseLaw:
             raise ValueError(f"friction law {entry.name!r}: key {p.key!r} has another type in law "
                              f"{kinds[p.key][1]!r}; a key means one thing in every law")
     _LAWS[entry.name] = entry
-    _VERSION[0] += 1
     return entry
 
 
@@ -227,7 +228,6 @@ def friction_law(name: str, *, example: Mapping | None = None):
 def unregister(name: str) -> None:
     """Remove a law from the registry (a law registered for a test, or replaced)."""
     del _LAWS[name]
-    _VERSION[0] += 1
 
 
 def laws() -> tuple:
@@ -246,11 +246,6 @@ def law(name: str) -> CaseLaw:
 def names() -> tuple:
     """The case-file names of the registered laws."""
     return tuple(_LAWS)
-
-
-def version() -> int:
-    """A number that changes whenever a law is registered or removed (for caches)."""
-    return _VERSION[0]
 
 
 def discover(package: str, path) -> None:
