@@ -14,12 +14,12 @@ import fecontact
 from conftest import CASES
 from fecontact.case.build import build_model
 from fecontact.case.schema import load_case
-from fecontact.friction import (Coulomb, FrictionBatch, FrictionLaw, FrictionStart, SmoothIPC,
-                                StaticKinetic, Status, VelocityDependent, status_counts)
+from fecontact.friction import (Coulomb, FrictionBatch, FrictionLaw, FrictionStart, StaticKinetic,
+                                Status, registry, status_counts)
 from fecontact.friction.base import SLIDING, STUCK
 
-LAWS = [Coulomb(0.3), StaticKinetic(0.5, 0.3), VelocityDependent(0.5, 0.3, 40.0),
-        SmoothIPC(0.5, 0.3, 0.02)]
+#: Every registered law with friction, built from its example table
+LAWS = [law for law in (entry.example_law() for entry in registry.laws()) if law.has_friction]
 
 
 def test_every_public_name_exists_and_none_hides_a_subpackage():
