@@ -3,6 +3,8 @@
 * :mod:`.types` -- the typed schema: one msgspec struct per table, with
   the ranges of :mod:`fecontact.fields` and the cross-field rules; its JSON
   Schema (``fecontact schema``);
+* :mod:`.friction` -- the ``friction`` table, derived from the friction-law
+  registry (:mod:`fecontact.friction.registry`);
 * :mod:`.meshes` -- the mesh tables (a file, or each generator's typed
   parameters) and the size estimate behind the memory limit;
 * :mod:`.schema` -- reading a case, ``--set key.path=value`` overrides and
