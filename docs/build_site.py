@@ -42,8 +42,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from sitebuild import api_pages, structure  # noqa: E402
-from sitebuild.markup import rest_extension, rest_math_to_dollars  # noqa: E402,F401
+from sitebuild import api_pages, markup, structure  # noqa: E402
 
 ROOT = HERE.parent
 DOCS = ROOT / "docs"
@@ -171,10 +170,22 @@ nav:
     return config, nav, missing
 
 
-def build(out: Path, strict: bool = True, allow_missing: bool = False) -> dict:
-    """Build the site into ``out``; returns the navigation and the missing pages.
+class _Warnings(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list = []
 
-    ``{"nav": [(title, page or entries), ...], "missing": [page, ...]}``.
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def build(out: Path, strict: bool = True, allow_missing: bool = False) -> dict:
+    """Build the site into ``out``; returns the navigation, the missing pages
+    and the warnings of the build.
+
+    ``{"nav": [(title, page or entries), ...], "missing": [page, ...],
+    "warnings": [message, ...]}``.  With ``strict``, a warning fails the
+    build (``mkdocs.exceptions.Abort``).
     """
     import fecontact
     from mkdocs.commands.build import build as mkdocs_build
@@ -183,9 +194,14 @@ def build(out: Path, strict: bool = True, allow_missing: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         config_file, nav, missing = assemble(Path(tmp), allow_missing=allow_missing)
         config = load_config(str(config_file), site_dir=str(out.resolve()), strict=strict)
-        config.markdown_extensions.append(rest_extension(api_pages.Resolver(fecontact)))
-        mkdocs_build(config)
-    return {"nav": nav, "missing": missing}
+        config.markdown_extensions.append(markup.rest_extension(api_pages.Resolver(fecontact)))
+        warnings = _Warnings()
+        logging.getLogger("mkdocs").addHandler(warnings)
+        try:
+            mkdocs_build(config)
+        finally:
+            logging.getLogger("mkdocs").removeHandler(warnings)
+    return {"nav": nav, "missing": missing, "warnings": warnings.messages}
 
 
 def main() -> None:

@@ -139,7 +139,7 @@ def rest_roles_to_links(text: str, resolve: Callable[[str], Optional[str]]) -> s
             target = body
             title = None
         tilde = target.startswith("~")
-        target = target.lstrip("~!")
+        target = target.lstrip("~!").lstrip(".")      # relative targets are matched by suffix
         shown = title or _display(role, target, tilde)
         identifier = resolve(target) if role not in ("ref", "doc", "term") else None
         if identifier is None:
