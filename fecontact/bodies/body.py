@@ -3,7 +3,7 @@
 A body's degrees of freedom are grouped by *DOF node*: a mesh vertex, or for
 quadratic elements also an edge midpoint.  Component ``c`` of DOF node ``k``
 is the body-local DOF ``dim*k + c`` (scikit-fem's interleaved layout, checked
-on construction for P2 and Q1; for P1 it is the vertex numbering, see
+on construction for every element kind but P1; for P1 it is the vertex numbering, see
 :attr:`ElasticBody.node_dofs`).  DOF nodes are ordered vertices first, then edge
 midpoints (3D) or facet midpoints (2D, where facets are edges).
 
