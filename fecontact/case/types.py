@@ -403,7 +403,6 @@ def _case_file(laws: tuple) -> type:
                              module=__name__, namespace={"__doc__": CaseFile.__doc__})
 
 
-
 def case_schema() -> dict:
     """The JSON Schema (draft 2020-12) of a case file (with the laws registered now)."""
     schema = msgspec.json.schema(case_file())
