@@ -38,7 +38,9 @@ EXAMPLES = ROOT / "docs" / "examples"
 GALLERY = EXAMPLES / "index.md"
 INDEX = EXAMPLES / "examples.json"
 THUMBS = EXAMPLES / "thumbs"
-THUMB_SIZE = (360, 240)
+THUMB_SIZE = (360, 234)
+#: attributes of a thumbnail on the gallery (attr_list): a table cell would shrink it otherwise
+THUMB_STYLE = 'style="min-width: 300px"'
 
 LINE_RULE = ("lines of user code: the non-blank lines of the script that are not comments, "
              "leaving out the module docstring, the `plot` function and the "
@@ -152,14 +154,20 @@ def summary_line(text: str) -> str:
 
 
 def thumbnail(picture: Path) -> Path:
-    """A copy of ``picture`` scaled down to fit :data:`THUMB_SIZE`, in :data:`THUMBS`."""
+    """A copy of ``picture`` scaled down to fit :data:`THUMB_SIZE`, centred on a white card of that size.
+
+    Every thumbnail has the same size, so the gallery's columns line up.
+    """
     from PIL import Image                      # installed with matplotlib
 
     THUMBS.mkdir(exist_ok=True)
     out = THUMBS / picture.name
     with Image.open(picture) as image:
+        image = image.convert("RGB")
         image.thumbnail(THUMB_SIZE, Image.Resampling.LANCZOS)
-        image.save(out, optimize=True)
+        card = Image.new("RGB", THUMB_SIZE, "white")
+        card.paste(image, ((THUMB_SIZE[0] - image.width) // 2, (THUMB_SIZE[1] - image.height) // 2))
+        card.save(out, optimize=True)
     return out
 
 
@@ -195,7 +203,7 @@ def example_page(d: dict) -> str:
 
 
 def gallery_page(entries: list) -> str:
-    """The gallery: a thumbnail, title and one-line description per example."""
+    """The gallery: a row per example, its thumbnail beside its title and one-line description."""
     text = ["# Examples", "",
             ("Short scripts in `docs/examples/` that build a model with the Python API "
              "(`import fecontact as fc`, scikit-fem meshes), solve it and compare it with a "
@@ -203,10 +211,10 @@ def gallery_page(entries: list) -> str:
              "[tutorial](../getting-started/tutorial.md) builds one model step by step. "
              "The bundled case files, run from the command line, are in the "
              "[gallery of cases](../gallery.md)."), "",
-            "| | example |", "|---|---|"]
-    for e in entries:
-        text.append(f"| [![{_cell(e['title'])}](thumbs/{e['stem']}.png)]({e['stem']}.md) | "
-                    f"**[{_cell(e['title'])}]({e['stem']}.md)**<br>{_cell(e['summary'])} |")
+            "| | |", "|---|---|"]
+    text += [(f"| [![{_cell(e['title'])}](thumbs/{e['stem']}.png){{ {THUMB_STYLE} }}]({e['stem']}.md) | "
+              f"**[{_cell(e['title'])}]({e['stem']}.md)**<br>{_cell(e['summary'])} |")
+             for e in entries]
     text += ["",
              ("Each script keeps its results in a dict `FIGURES` and draws one picture with "
               "`plot(path)`; the test suite runs every example and checks its figures. "
