@@ -12,7 +12,9 @@ The site is assembled in a temporary folder:
   (``sitebuild.api_pages``);
 * ``assets/pygments.css``: the code highlighting, written from Pygments.
 
-The site loads nothing from another host.  Code is highlighted at build time
+The site loads nothing from another host, and can be read from the disk
+without a server: pages are files (``theory.html``, not ``theory/``) and the
+search runs in the page when opened as a file (``sitebuild.hooks``).  Code is highlighted at build time
 by Pygments (``pymdownx.highlight``; the theme's highlight.js, which comes
 from a CDN, is off).  Formulas (``$...$``, ``$$...$$``, ``\\(...\\)``,
 ``\\[...\\]`` in the pages and the docstrings) are marked up by
@@ -128,6 +130,7 @@ def assemble(source: Path, allow_missing: bool = False) -> tuple:
     config.write_text(f"""site_name: fecontact
 site_description: Finite-element frictional contact mechanics on scikit-fem
 docs_dir: pages
+use_directory_urls: false
 theme:
   name: mkdocs
   highlightjs: false

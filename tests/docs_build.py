@@ -39,11 +39,8 @@ class BuiltSite:
     seconds: float
 
     def html(self, source: str) -> Path:
-        """The built page of a Markdown page (``guide/index.md`` -> ``guide/index.html``)."""
-        stem = source.removesuffix(".md")
-        if stem == "index" or stem.endswith("/index"):
-            return self.out / f"{stem}.html"
-        return self.out / stem / "index.html"
+        """The built page of a Markdown page (``guide/solving.md`` -> ``guide/solving.html``)."""
+        return self.out / (source.removesuffix(".md") + ".html")
 
 
 def build_site_module():
@@ -100,14 +97,15 @@ def browser():
     return None
 
 
-def rendered_dom(page: Path, *flags: str) -> str:
-    """The DOM of ``page`` after a headless browser ran its scripts."""
+def rendered_dom(page: Path, *flags: str, query: str = "", width: int = 1280) -> str:
+    """The DOM of ``page`` (with ``?query``) after a headless browser ran its
+    scripts, in a window ``width`` pixels wide."""
     path = browser()
     if path is None:
         pytest.skip("no chromium, chromium-browser or google-chrome binary found")
     run = subprocess.run([path, "--headless", "--disable-gpu", "--no-sandbox",
-                          "--virtual-time-budget=10000", *flags, "--dump-dom",
-                          page.resolve().as_uri()],
+                          "--virtual-time-budget=10000", f"--window-size={width},900", *flags,
+                          "--dump-dom", page.resolve().as_uri() + (f"?{query}" if query else "")],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "</html>" in run.stdout, run.stderr[-2000:]
     return run.stdout

@@ -94,12 +94,8 @@ def css_urls(text: str) -> list:
 
 def source_of(site, html) -> object:
     """The Markdown page a built page comes from, or None (API pages, 404)."""
-    rel = html.relative_to(site.out).as_posix()
-    stem = rel.removesuffix("index.html").rstrip("/")
-    for candidate in ((f"{stem}.md", f"{stem}/index.md") if stem else ("index.md",)):
-        if (DOCS / candidate).is_file():
-            return DOCS / candidate
-    return None
+    source = DOCS / html.relative_to(site.out).with_suffix(".md")
+    return source if source.is_file() else None
 
 
 def code_of(markdown: str) -> str:
@@ -134,7 +130,7 @@ def test_at_most_eight_top_level_sections(docs_site):
     # the site name links to the home page, which is outside the sections
     theory = docs_site.html("theory.md")
     home = re.search(r'class="navbar-brand" href="([^"]*)"', theory.read_text()).group(1)
-    assert (theory.parent / home / "index.html").resolve() == docs_site.html("index.md").resolve()
+    assert (theory.parent / home).resolve() == docs_site.html("index.md").resolve()
 
 
 def test_no_page_of_the_plan_is_missing(docs_site):
@@ -146,11 +142,11 @@ def test_api_reference_has_the_public_names_only(docs_site):
     import fecontact
 
     api = docs_site.out / "api"
-    pages = sorted(p.relative_to(api).as_posix() for p in api.rglob("index.html"))
+    pages = sorted(p.relative_to(api).as_posix() for p in api.rglob("*.html"))
     assert "index.html" in pages
     assert 2 <= len(pages) <= 12, pages                # one page per concept, not per module
     anchors = set()
-    for page in api.rglob("index.html"):
+    for page in api.rglob("*.html"):
         anchors |= set(re.findall(r'<h[2-6] id="(fecontact\.[^"]+)"', page.read_text()))
     for name in fecontact.__all__:
         assert f"fecontact.{name}" in anchors, name
@@ -159,7 +155,7 @@ def test_api_reference_has_the_public_names_only(docs_site):
     top = {a.split(".")[1] for a in anchors}
     assert top <= set(fecontact.__all__), sorted(top - set(fecontact.__all__))
     # an object's entry: signature, parameters, returns
-    html = (api / "model" / "index.html").read_text()
+    html = (api / "model.html").read_text()
     assert 'class="doc-signature' in html or "doc-signature" in html
     assert "Parameters:" in html or "Parameters" in html
 
@@ -197,7 +193,7 @@ def test_no_role_left_as_text(docs_site):
         left += [(html.relative_to(docs_site.out).as_posix(), m.group(0))
                  for m in ROLE_TEXT.finditer(text)]
     assert not left, left[:10]
-    api = "".join(p.read_text() for p in (docs_site.out / "api").rglob("index.html"))
+    api = "".join(p.read_text() for p in (docs_site.out / "api").rglob("*.html"))
     assert api.count("autorefs-internal") > 100
 
 
@@ -238,6 +234,34 @@ def test_every_image_exists(docs_site):
         for src in re.findall(r'<img[^>]+src="([^"]+)"', html.read_text()):
             if not src.startswith(("http:", "https:", "data:")):
                 assert (html.parent / src).resolve().is_file(), (html, src)
+
+
+def test_top_bar_is_one_row_at_1280_pixels(docs_site, tmp_path):
+    """The sections of the top bar fit on one row of a 1280 px window."""
+    page = docs_site.html("guide/index.md")
+    probe = tmp_path / "navbar.html"            # the page, its files through <base>
+    html = page.read_text().replace(
+        "<head>", f'<head><base href="{page.parent.resolve().as_uri()}/">', 1)
+    probe.write_text(html.replace("</body>", """<script>
+window.addEventListener("load", function () {
+  var items = document.querySelectorAll("#navbar-collapse > ul.navbar-nav:first-child > li");
+  var tops = Array.prototype.map.call(items, function (li) { return li.offsetTop; });
+  document.body.setAttribute("data-rows", new Set(tops).size);
+  document.body.setAttribute("data-items", items.length);
+});
+</script></body>"""))
+    dom = rendered_dom(probe, width=1280)
+    items = int(re.search(r'data-items="(\d+)"', dom).group(1))
+    assert 0 < items <= MAX_SECTIONS
+    assert re.search(r'data-rows="(\d+)"', dom).group(1) == "1"
+
+
+def test_search_works_from_the_disk(docs_site):
+    """Opened as a file (no server, no network), the search finds pages."""
+    dom = rendered_dom(docs_site.html("theory.md"), "--host-resolver-rules=MAP * ~NOTFOUND",
+                       query="q=friction")
+    results = dom[dom.index('id="mkdocs-search-results"'):]
+    assert results.count("<article>") >= 3, results[:500]
 
 
 def _page_requests(netlog: str) -> list:

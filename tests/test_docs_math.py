@@ -89,7 +89,7 @@ def _math_pages() -> list:
 #: the Markdown pages with formulas
 MATH_PAGES = _math_pages()
 #: an API page whose docstrings use reST math (``.. math::``, ``:math:``)
-REST_MATH_PAGE = "api/friction-laws/index.html"
+REST_MATH_PAGE = "api/friction-laws.html"
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_every_formula_is_marked_up(docs_site, page):
 
 def test_docstring_math_is_marked_up(site):
     """reST math of the docstrings becomes arithmatex math on the API pages."""
-    for html_file in (site / "api").rglob("index.html"):
+    for html_file in (site / "api").rglob("*.html"):
         html = html_file.read_text()
         assert ".. math::" not in html and ":math:" not in html, html_file
         raw = [m.group(0) for m in RAW_TEX.finditer("".join(scan(html, "arithmatex").text))]
@@ -156,7 +156,7 @@ def docstring_math(group: str) -> tuple:
 
 def test_katex_is_shipped_with_the_site(site):
     """The pages load KaTeX from the site itself, fonts included (no CDN)."""
-    page = site / "theory" / "index.html"
+    page = site / "theory.html"
     html = page.read_text()
     refs = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]*katex[^"]*)"', html)
     assert len(refs) >= 4, refs      # CSS, katex.min.js, auto-render, the render script
@@ -170,13 +170,13 @@ def test_katex_is_shipped_with_the_site(site):
         assert (css.parent / font.strip("'\"")).is_file(), font
 
 
-@pytest.mark.parametrize("page", ["theory/index.html", "friction/coulomb/index.html",
+@pytest.mark.parametrize("page", ["theory.html", "friction/coulomb.html",
                                   REST_MATH_PAGE])
 def test_formulas_are_typeset_in_a_browser(site, page):
     html = (site / page).read_text()
     formulas = html.count('class="arithmatex"')
     displays = html.count('<div class="arithmatex">')
-    if page == "theory/index.html":
+    if page == "theory.html":
         assert (formulas, displays) == source_math((DOCS / "theory.md").read_text())
     dom = rendered_dom(site / page)
     assert dom.count('class="katex"') == formulas
@@ -188,7 +188,7 @@ def test_formulas_are_typeset_in_a_browser(site, page):
     assert not raw, raw[:5]
 
 
-def test_every_formula_of_the_site_typesets(site):
+def test_every_formula_of_the_site_typesets(site, tmp_path):
     """All formulas of all pages, gathered on one page (one browser run)."""
     formulas = []
     for html_file in sorted(site.rglob("*.html")):
@@ -196,11 +196,12 @@ def test_every_formula_of_the_site_typesets(site):
                            html_file.read_text(), flags=re.S)
         formulas += found
     assert len(formulas) > 500
-    page = site / "all-formulas.html"
+    page = tmp_path / "all-formulas.html"          # the site's files through <base>
     scripts = "".join(f'<script src="{src}"></script>' for src in
                       ("assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js",
                        "assets/katex-render.js"))
     page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8">'
+                    f'<base href="{site.resolve().as_uri()}/">'
                     '<link rel="stylesheet" href="assets/katex/katex.min.css"></head><body>'
                     + "".join(f"<p>{f}</p>" for f in formulas) + scripts + "</body></html>")
     dom = rendered_dom(page)
