@@ -16,7 +16,8 @@ build).  Checks on the built pages:
   docstrings' roles link to the API pages;
 * no raw math in code blocks;
 * every page of Getting started and the User guide is at most 3000 words;
-* every image a page shows is in the site.
+* every image a page shows, and every page a link leads to, is a file of the site;
+* the top bar is one row at 1280 px, and the search works from the disk.
 """
 
 import json
@@ -262,6 +263,20 @@ def test_search_works_from_the_disk(docs_site):
                        query="q=friction")
     results = dom[dom.index('id="mkdocs-search-results"'):]
     assert results.count("<article>") >= 3, results[:500]
+
+
+def test_every_link_between_pages_leads_to_a_file(docs_site):
+    """Links of the site point to files (not folders), so it reads from the disk."""
+    broken = []
+    for html in html_pages(docs_site):
+        for href in re.findall(r'<a [^>]*href="([^"]+)"', html.read_text()):
+            path = href.split("#")[0].split("?")[0]
+            if not path or re.match(r"[a-z][a-z0-9+.-]*:|//", path, re.I):
+                continue
+            base = docs_site.out if path.startswith("/") else html.parent       # 404.html
+            if not (base / path.lstrip("/")).is_file():
+                broken.append((html.relative_to(docs_site.out).as_posix(), href))
+    assert not broken, broken[:10]
 
 
 def _page_requests(netlog: str) -> list:

@@ -136,6 +136,20 @@ def test_api_groups_cover_the_public_names_once():
     assert not [n for n in names if n.startswith("_")]
 
 
+def test_api_groups_without_a_declared_grouping_follow_the_subpackages():
+    import types
+
+    package = types.ModuleType("pkg")
+    package.__all__ = ["Body", "Coulomb", "run_case", "Model"]
+    package._EXPORTS = {"Body": ".model", "Coulomb": ".friction", "Model": ".model",
+                        "run_case": (".run.static", "run")}
+    assert api_pages.groups(package) == {"Model": ["Body", "Model"], "Friction laws": ["Coulomb"],
+                                         "Cases and runs": ["run_case"]}
+    package.API_GROUPS = {"All": ("everything", {n: "." for n in package.__all__})}
+    assert api_pages.groups(package) == {"All": package.__all__}
+    assert api_pages.descriptions(package) == {"All": "everything"}
+
+
 def test_navigation_plan_has_eight_sections(tmp_path):
     assert len(structure.PLAN) == 8
     (tmp_path / "friction").mkdir()

@@ -1,8 +1,8 @@
 """The API reference: the public names of ``fecontact``, one page per concept group.
 
 The public names are ``fecontact.__all__``.  Their grouping comes from the
-package when it declares one (a dict title -> names, see :func:`groups`);
-otherwise from the subpackage each name is exported from
+package when it declares one (``fecontact.API_GROUPS``: title -> (what the
+group holds, {name: where it comes from}); see :func:`groups`); otherwise from the subpackage each name is exported from
 (``fecontact._EXPORTS``), with one readable title per subpackage.  Each
 group's page renders its objects with mkdocstrings (signature, parameters,
 returns, public members); ``api/index.md`` lists the groups with a one-line
@@ -33,32 +33,46 @@ SUBPACKAGE_TITLES = {
     "case": "Cases and runs",
     "run": "Cases and runs",
 }
-#: names of a grouping the package may declare (dict title -> list of names)
-GROUPING_ATTRIBUTES = ("_GROUPS", "_CONCEPTS", "_API_GROUPS", "_PUBLIC_GROUPS", "GROUPS")
+#: names of a grouping the package may declare: a dict title -> names, or
+#: title -> (description, names or {name: origin})
+GROUPING_ATTRIBUTES = ("API_GROUPS", "_API_GROUPS", "_GROUPS")
 
 
 def _public_names(package) -> list:
     return list(package.__all__)
 
 
+def _split(entry) -> tuple:
+    """(description, names) of one declared group."""
+    if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str):
+        return entry[0], list(entry[1])
+    return "", list(entry)
+
+
 def _declared_groups(package) -> Optional[dict]:
+    """title -> (description, names) as the package declares them, or None."""
     names = set(_public_names(package))
     namespace = vars(package)
     for attribute in GROUPING_ATTRIBUTES:
         value = namespace.get(attribute)
-        if isinstance(value, dict) and value and all(
-                isinstance(k, str) and isinstance(v, (list, tuple)) for k, v in value.items()):
-            grouped = [n for v in value.values() for n in v]
-            if set(grouped) == names:
-                return {title: list(v) for title, v in value.items()}
+        if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+            declared = {title: _split(entry) for title, entry in value.items()}
+            if {n for _, members in declared.values() for n in members} == names:
+                return declared
     return None
 
 
+def descriptions(package) -> dict:
+    """Concept title -> what the group holds (empty when the package does not say)."""
+    declared = _declared_groups(package) or {}
+    return {title: declared.get(title, ("", []))[0] for title in groups(package)}
+
+
 def groups(package) -> dict:
-    """Concept title -> public names, in the order of ``__all__`` within a group."""
+    """Concept title -> public names (as declared, or in the order of ``__all__``)."""
     declared = _declared_groups(package)
     if declared is not None:
-        return declared
+        return {title: members for title, (_, members) in declared.items()}
     exports = vars(package).get("_EXPORTS", {})
     result: dict = {}
     for name in _public_names(package):
@@ -124,6 +138,7 @@ def write_pages(package, api_dir: Path) -> list:
     """Write ``api/index.md`` and one page per group; returns the nav entries."""
     api_dir.mkdir(parents=True, exist_ok=True)
     grouped = groups(package)
+    described = descriptions(package)
     index = ["# API reference", "",
              f"The public names of `{package.__name__}`, grouped by concept: "
              f"`import {package.__name__} as fc`, then `fc.<name>`.  Everything else "
@@ -131,8 +146,10 @@ def write_pages(package, api_dir: Path) -> list:
     entries = [("Overview", "api/index.md")]
     for title, names in grouped.items():
         page = f"{slug(title)}.md"
-        index += [f"## [{title}]({page})", ""]
-        body = [f"# {title}", ""]
+        about = described[title]
+        about = about[:1].upper() + about[1:] + ("." if about and not about.endswith(".") else "")
+        index += [f"## [{title}]({page})", ""] + ([about, ""] if about else [])
+        body = [f"# {title}", ""] + ([about, ""] if about else [])
         for name in names:
             identifier = f"{package.__name__}.{name}"
             line = summary(getattr(package, name))
