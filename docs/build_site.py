@@ -69,6 +69,7 @@ API_OPTIONS = """            docstring_style: numpy
             show_symbol_type_toc: true
             show_signature: true
             separate_signature: true
+            merge_init_into_class: true
             show_signature_annotations: true
             signature_crossrefs: true
             docstring_section_style: list
