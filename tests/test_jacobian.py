@@ -53,18 +53,27 @@ def test_assembled_jacobian_matches_finite_differences(name):
     assert (status == 1).any() and (status == 2).any()
     J = ev.jacobian()
     rng = np.random.default_rng(1)
-    h = 1e-7 * max(1.0, np.abs(x).max())
+    h0 = 1e-7 * max(1.0, np.abs(x).max())
     for _ in range(3):
         v = rng.standard_normal(x.size)
         v[: ev.n_reduced] *= 1e-3            # displacements are small, tractions large
-        plus = problem.increment(t, state).evaluate(x + h * v, ev.kinematics.facet, jacobian=False)
-        minus = problem.increment(t, state).evaluate(x - h * v, ev.kinematics.facet, jacobian=False)
+        # the residual is smooth only between the kinks of open/stick/slip: a node whose
+        # status changes within the step h has a kink there, and the step is halved
+        # until the segment [x - h v, x + h v] lies inside one smooth piece
+        for h in h0 / 2.0 ** np.arange(6):
+            plus = problem.increment(t, state).evaluate(x + h * v, ev.kinematics.facet,
+                                                        jacobian=False)
+            minus = problem.increment(t, state).evaluate(x - h * v, ev.kinematics.facet,
+                                                         jacobian=False)
+            if (np.array_equal(plus.contact.status, status)
+                    and np.array_equal(minus.contact.status, status)):
+                break
         assert np.array_equal(plus.contact.status, status)
         assert np.array_equal(minus.contact.status, status)
         assert np.array_equal(plus.kinematics.facet, ev.kinematics.facet)
         fd = (plus.residual - minus.residual) / (2 * h)
         err = np.linalg.norm(J @ v - fd) / np.linalg.norm(fd)
-        assert err < 1e-6, err
+        assert err < 1e-6, (err, h / h0)
 
 
 @pytest.mark.parametrize("name", ["hertz2d_friction"])
