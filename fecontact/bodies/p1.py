@@ -14,9 +14,11 @@ vertex ``a`` and ``|e|`` its measure (area or volume).  The row DOF
 ``(a, i)`` is component ``i`` of vertex ``a``.  This module assembles these
 blocks with vectorised numpy and gives the same matrix as a scikit-fem
 ``BilinearForm`` to round-off, in scikit-fem's interleaved layout: component
-``c`` of vertex ``k`` is DOF ``dim*k + c``.  On a 200k-DOF tetrahedral mesh
-it takes about 1.5 s and 0.3 GB where the form takes 30 s and 2.7 GB; a
-1.2M-DOF mesh takes about 12 s and 1.7 GB (2 cores).
+``c`` of vertex ``k`` is DOF ``dim*k + c``.  It needs neither the
+``(dim+1)^2 dim^2 x n_elements x n_points`` arrays of a form nor quadrature,
+which is what makes million-DOF bodies affordable (the decision record
+``docs/developer/decisions/p1-assembly-by-node-pairs.md``; the assembly times
+are on the performance pages).
 
 Arrays follow scikit-fem: coordinates ``p`` have shape ``(dim, n_vertices)``
 and the connectivity ``t`` has shape ``(dim+1, n_elements)``.

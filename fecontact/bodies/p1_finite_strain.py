@@ -36,11 +36,8 @@ arithmetic runs on long contiguous rows.  The tangent is built one component
 A :class:`P1Simplices` keeps the gradients and the block pattern of a mesh,
 so repeated assemblies (Newton iterations) skip them; the functions
 :func:`p1_force_and_tangent` and :func:`p1_internal_force` are one-shot
-wrappers.  On a 108k-DOF tetrahedral box (197k elements, neo-Hookean) one
-force and tangent take 0.9 s (0.6 s with the pattern kept), 1.6 times
-:func:`fecontact.bodies.p1.p1_stiffness` (0.56 s), where the scikit-fem
-forms take 18 s; the force alone 0.15 s (2 cores,
-``docs/make_finite_strain_assembly.py``).
+wrappers.  Their cost against the linear stiffness and scikit-fem's forms
+is measured by ``docs/make_finite_strain_assembly.py``.
 """
 
 from __future__ import annotations

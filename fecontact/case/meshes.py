@@ -28,7 +28,7 @@ Grading = Annotated[float, Meta(gt=1, le=LIMIT, description="size growth per ele
 Point2 = Annotated[list[Number], Meta(min_length=2, max_length=2)]
 Point3 = Annotated[list[Number], Meta(min_length=3, max_length=3)]
 Side = Literal["lower", "upper"]
-#: Memory a DOF takes in a solve, bytes (measured: 5.2 kB per DOF for 3D P1 at 1.24M DOFs)
+#: Memory a DOF takes in a solve, bytes (3D P1; docs/developer/decisions/msgspec-case-schema.md)
 BYTES_PER_DOF = 5200
 
 
@@ -114,8 +114,7 @@ def _graded_elements(table, dim: int) -> float:
     equilateral triangle (regular tetrahedron) of edge ``h``, integrated on
     an axisymmetric grid of 200 x 200 points, and doubled: the
     red-green-blue refinement halves elements until they are below
-    ``h(x)``, so they lie between ``h/2`` and ``h`` (measured on the bundled
-    cases: 0.44-0.53 of the undoubled integral).
+    ``h(x)``, so they lie between ``h/2`` and ``h``.
     """
     get = lambda key, default: default if getattr(table, key) is UNSET else getattr(table, key)
     radius, h_c = get("radius", 1.0), get("h_contact", 0.01)
