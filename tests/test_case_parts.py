@@ -6,7 +6,6 @@ expand sideways, so each carries the same uniform stress sigma and shortens
 by sigma h_i / E_i.
 """
 
-from pathlib import Path
 
 import meshio
 import numpy as np

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import fecontact
-from conftest import CASES
+from conftest import CASES, ROOT
 from fecontact.case.build import build_model
 from fecontact.case.schema import load_case
 from fecontact.friction import (Coulomb, FrictionBatch, FrictionLaw, FrictionStart, StaticKinetic,
@@ -239,3 +239,16 @@ def test_the_api_groups_hold_every_public_name_once():
     grouped = [name for _, names in fecontact.API_GROUPS.values() for name in names]
     assert grouped == fecontact.__all__
     assert all(isinstance(text, str) and text for text, _ in fecontact.API_GROUPS.values())
+
+
+def test_pyflakes_finds_nothing_in_the_package_the_tests_and_the_docs_scripts():
+    """No undefined name, unused import or unused variable (also run by ``.ci/run``)."""
+    pyflakes_api = pytest.importorskip("pyflakes.api")
+    import io
+
+    from pyflakes.reporter import Reporter
+
+    out, err = io.StringIO(), io.StringIO()
+    count = pyflakes_api.checkRecursive([str(ROOT / d) for d in ("fecontact", "tests", "docs")],
+                                        Reporter(out, err))
+    assert count == 0, out.getvalue() + err.getvalue()

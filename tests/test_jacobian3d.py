@@ -4,7 +4,6 @@ linear and quadratic slave surfaces),
 and the factorised-stiffness backend against the direct one on a body held only by contact."""
 
 import numpy as np
-import pytest
 
 from conftest import CASES
 from fecontact.case.build import build_model

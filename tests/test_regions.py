@@ -7,7 +7,6 @@ Poisson ratio), total masses, and the element sets written into the files.
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 import skfem
 from scipy.sparse.linalg import spsolve
 

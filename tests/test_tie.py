@@ -9,7 +9,9 @@ import skfem
 
 from fecontact.bodies.body import ElasticBody
 from fecontact.bodies.elasticity import Material, body_stress
-from fecontact.bodies.system import Amplitude, Dirichlet, Load, Tie, build_system
+from fecontact.bodies.conditions import Amplitude, Dirichlet, Load
+from fecontact.bodies.system import build_system
+from fecontact.bodies.ties import Tie
 from fecontact.contact.surface import contact_surface
 from fecontact.contact.tie import dual_coefficients, tie_boundaries, tie_constraint
 from fecontact.mesh import box, rectangle

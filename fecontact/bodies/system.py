@@ -21,12 +21,11 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .conditions import Amplitude, Coupling, Dirichlet, Load, Spring  # noqa: F401  (API)
 from .hyperelastic import Hyperelastic
 from .hyperelastic_body import HyperelasticBody
-from .pieces import group_free_modes, rigid_groups, rigid_motions  # noqa: F401  (API)
+from .pieces import group_free_modes, rigid_groups
 from .share import ElementShare, node_parts
-from .ties import Tie, tie_map  # noqa: F401  (Tie is part of this module's API)
+from .ties import tie_map
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ class Tie:
     ----------
     name : str
     slave_body, master_body : int
-        Body indices, as :attr:`fecontact.bodies.system.Dirichlet.body`.
+        Body indices, as :attr:`fecontact.bodies.conditions.Dirichlet.body`.
     slave_nodes : ndarray of int, shape (s,)
         Body-local DOF nodes of the slave body, unique.
     master_nodes : ndarray of int, shape (m,)

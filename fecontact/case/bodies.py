@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import skfem
 
-from ..bodies.system import Amplitude
+from ..bodies.conditions import Amplitude
 from .schema import CaseError
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}

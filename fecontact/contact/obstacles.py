@@ -16,7 +16,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..bodies.system import Amplitude
+from ..bodies.conditions import Amplitude
 from .kinematics2d import LocalKinematics, node_to_circle, node_to_line
 from .kinematics3d import node_to_plane, node_to_sphere
 

@@ -27,7 +27,7 @@ import skfem
 
 from ..bodies.body import ElasticBody, element_types
 from ..bodies.elasticity import Material, constant_load, pressure_load
-from ..bodies.system import Amplitude, Coupling, Dirichlet, Spring
+from ..bodies.conditions import Amplitude, Coupling, Dirichlet, Spring
 from ..contact.surface import ContactSurface, contact_surface, transient_mapping
 from .meshes import as_linear_mesh, element_name, facets_where
 

@@ -208,7 +208,7 @@ class Tie:
             raise ValueError(f"coverage_tolerance must lie in [0, 1), got {self.coverage_tolerance}")
 
     def constraint(self, parts, index: dict):
-        """The tie constraint of the numbered bodies (:class:`fecontact.bodies.system.Tie`).
+        """The tie constraint of the numbered bodies (:class:`fecontact.bodies.ties.Tie`).
 
         Parameters
         ----------

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..analysis.nested import NestedPrediction
 from ..analysis.static import SteppingOptions, run_steps
-from ..bodies.system import Amplitude, Load, build_system
+from ..bodies.conditions import Amplitude, Load
+from ..bodies.system import build_system
 from ..solve.backends import element_share, make_backend
 from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem

@@ -13,4 +13,6 @@ The problem and its files do not depend on the finite-element model:
 method and factorisations of :mod:`fecontact.solve`.
 """
 
-from .problem import GlobalProblem, PFCError, Residuals, project_on_cone  # noqa: F401
+from .problem import GlobalProblem, PFCError, Residuals, project_on_cone
+
+__all__ = ["GlobalProblem", "PFCError", "Residuals", "project_on_cone"]
