@@ -30,7 +30,9 @@ class Discover:
 
 
 #: (title, page | list of entries | Discover | "api"), for each top-level section;
-#: a discovered folder without a title is spliced into its section
+#: a discovered folder or the API pages without a title are spliced into their section.
+#: The case-file reference (generated from the schema) is a reference, listed with the
+#: API, not a user-guide page.
 PLAN = [
     ("Getting started", [("Installation", "getting-started/install.md"),
                          ("Tutorial", "getting-started/tutorial.md")]),
@@ -43,7 +45,6 @@ PLAN = [
                     ("Dynamics", "guide/dynamics.md"),
                     ("Results and plotting", "guide/results.md"),
                     ("Case files", "guide/case-files.md"),
-                    ("Case-file reference", "case_reference.md"),
                     ("Restart", "guide/restart.md"),
                     ("Parallel runs", "guide/parallel.md"),
                     ("Siconos export", "guide/pfc.md")]),
@@ -64,7 +65,8 @@ PLAN = [
                      ("Search scaling", "search_scaling.md"),
                      ("Choosing the linear solver", "backend_choice.md"),
                      ("Parallel runs", "parallel.md")]),
-    ("API reference", "api"),
+    ("API reference", [(None, "api"),
+                       ("Case-file reference", "case_reference.md")]),
     ("Developer guide", [("Overview", "developer/index.md"),
                          ("Architecture", "architecture.md"),
                          ("Add a friction law", "developer/add-friction-law.md"),
@@ -117,7 +119,10 @@ def navigation(docs: Path, api_entries: list) -> tuple:
                 else:
                     out.append((title, found))
             elif target == "api":
-                out.append((title, api_entries))
+                if title is None:
+                    out += api_entries
+                else:
+                    out.append((title, api_entries))
             elif isinstance(target, list):
                 sub = resolve(section, target)
                 if sub:
