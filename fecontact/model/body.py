@@ -3,13 +3,7 @@ r"""An elastic body of a model, with its supports, couplings, springs and loads.
 :class:`Body` is what a user builds a model from, in the idiom of
 scikit-fem: a mesh, an element and a material, and named boundaries (or
 predicates on coordinates) to put supports, loads and contact surfaces
-on::
-
-    disc = fc.Body("disc", mesh, "P1", fc.LinearElastic(E=1e4, nu=0.3, plane="strain"))
-    disc.fix("top", y=-0.02)                 # imposed displacement on a named boundary
-    disc.fix(point=(0.0, 1.0), x=0.0)        # point support
-    disc.pressure("side", 5.0)               # pressure normal to a boundary
-    slave = disc.surface("contact")
+on (see the examples of :class:`Body` and its methods).
 
 Every call is checked at once (an unknown boundary raises ``KeyError``
 with the names the mesh has); body indices and global DOF numbers are
@@ -112,6 +106,24 @@ class Body:
         The discretised body (mesh, element, material, basis).
     dirichlet, couplings, springs, loads : list
         What the methods below added, in body-local numbering.
+
+    Examples
+    --------
+    A unit square of 32 triangles, clamped at the bottom, pressed on the
+    top, its right edge a contact surface:
+
+    >>> import numpy as np, skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri.init_tensor(np.linspace(0, 1, 5), np.linspace(0, 1, 5))
+    >>> block = fc.Body("block", mesh.with_defaults(), "P1", fc.LinearElastic(E=1e3, nu=0.3))
+    >>> block
+    Body('block', MeshTri1 with 32 elements, 'P1')
+    >>> block.fix("bottom").pressure("top", 5.0).dim
+    2
+    >>> block.surface("right").surface.nodes.size
+    5
+    >>> block.surface(lambda x: x[0] < 0.01, name="left-edge").boundary   # a predicate
+    'left-edge'
     """
 
     def __init__(self, name: str, mesh, element=None, material=None, *, initial_velocity=None):
@@ -245,6 +257,16 @@ class Body:
         -------
         Body
             ``self``, so calls chain.
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()     # unit square, 32 triangles
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3))
+        >>> block = block.fix("bottom").fix("top", y=-0.01).fix(point=(0.0, 1.0), x=0.0)
+        >>> [(d.name, d.components, d.value) for d in block.dirichlet]
+        [('bottom', (0, 1), 0.0), ('top', (1,), -0.01), ('block-point-2', (0,), 0.0)]
         """
         if where is not None and point is not None:
             raise ValueError(f"body {self.name!r}: fix a boundary or a point, not both")
@@ -393,6 +415,18 @@ class Body:
         Returns
         -------
         Body
+
+        Examples
+        --------
+        A pressure 5 on the unit square's top edge: its load vector sums to ``(0, -5)``.
+
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()     # unit square, 32 triangles
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3))
+        >>> load = block.pressure("top", 5.0).loads[-1]
+        >>> load.name, round(float(load.vector[0::2].sum()), 9), round(float(load.vector[1::2].sum()), 9)
+        ('block-top-pressure', 0.0, -5.0)
         """
         (p,) = self._components([value], "a pressure", 1)
         with transient_mapping(self.part.mesh):
@@ -438,6 +472,12 @@ def LinearElastic(E: float, nu: float, plane: str = "strain", density: float = 0
     Returns
     -------
     Material
+
+    Examples
+    --------
+    >>> import fecontact as fc
+    >>> fc.LinearElastic(E=210e3, nu=0.3, plane="stress")
+    Material(E=210000.0, nu=0.3, model='plane_stress', density=0.0)
     """
     if plane not in ("strain", "stress"):
         raise ValueError(f"plane must be 'strain' or 'stress', got {plane!r}")
