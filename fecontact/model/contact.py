@@ -56,6 +56,20 @@ class Contact:
     penetration_tolerance : float, optional
         Initial penetration accepted by the model check (an interference
         fit); default ``1e-6`` times the model's bounding-box diagonal.
+
+    Examples
+    --------
+    A block pushed 0.01 down onto a rigid floor, with Coulomb friction:
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    >>> pair = fc.Contact(block.surface("bottom"), floor, fc.Coulomb(0.3), name="floor")
+    >>> result = fc.Model([block], [pair]).solve()
+    >>> f"{result.pair('floor').force[1]:.3g}", result.pair("floor").open
+    ('11.8', 0)
     """
 
     slave: SurfaceRef
@@ -191,6 +205,23 @@ class Tie:
     coverage_tolerance : float
         Fraction of a slave node's shape function that may lie off the
         master before the tie is refused.
+
+    Examples
+    --------
+    Two unit squares of 4 x 4 and 2 x 2 quadrilaterals glued at ``y = 1``,
+    the lower one clamped, a traction ``(0, -10)`` on the top:
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> material = fc.LinearElastic(E=1e3, nu=0.3)
+    >>> lower = fc.Body("lower", skfem.MeshQuad().refined(2).with_defaults(), "Q1", material)
+    >>> upper_mesh = skfem.MeshQuad().refined(1).translated((0.0, 1.0)).with_defaults()
+    >>> upper = fc.Body("upper", upper_mesh, "Q1", material).traction("top", (0.0, -10.0))
+    >>> lower = lower.fix("bottom")
+    >>> tie = fc.Tie(upper.surface("bottom"), lower.surface("top"))
+    >>> result = fc.Model([lower, upper], ties=[tie]).solve()
+    >>> result.converged, f"{result.reaction('bottom')[1]:.3g}"
+    (True, '10')
     """
 
     slave: SurfaceRef

@@ -99,6 +99,24 @@ class Model:
         Their surfaces belong to ``bodies``; a :class:`Tie` here joins ``ties``.
     ties : sequence of Tie
         Bonded interfaces between bodies (non-matching meshes allowed).
+
+    Examples
+    --------
+    A block pushed 0.01 down onto a rigid floor, frictionless:
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    >>> model = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)])
+    >>> model
+    Model(['block'], 1 contact pairs, 0 ties)
+    >>> model.check()                       # nothing stops it from being solved
+    []
+    >>> result = model.solve()
+    >>> result.converged, f"{result.reaction('top')[1]:.3g}"
+    (True, '-11.4')
     """
 
     def __init__(self, bodies, contacts=(), ties=()):
@@ -248,6 +266,20 @@ class Model:
         ValueError
             When :meth:`check` finds a problem (one line per finding), or
             for bad options.
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+        >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+        >>> model = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)])
+        >>> result = model.solve(steps=4, newton={"tolerance": 1e-10})
+        >>> [record.load for record in result.records], result.converged
+        ([0.25, 0.5, 0.75, 1.0], True)
+        >>> [f"{result.at(k).reaction('top')[1]:.3g}" for k in (1, 3)]    # linear in the load
+        ['-5.72', '-11.4']
         """
         newton = _options(newton, NewtonOptions, "newton")
         stepping = _options(stepping, SteppingOptions, "stepping")
@@ -296,6 +328,22 @@ class Model:
         -------
         Solution
             ``records`` are the time records of every step.
+
+        Examples
+        --------
+        A block falling at speed 1 onto a rigid floor 0.01 below it:
+
+        >>> import numpy as np, skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri.init_tensor(np.linspace(0, 1, 5), np.linspace(0.01, 1.01, 5))
+        >>> block = fc.Body("block", mesh.with_defaults(), "P1",
+        ...                 fc.LinearElastic(E=1e3, nu=0.3, density=1.0), initial_velocity=(0.0, -1.0))
+        >>> block = block.fix("left", x=0.0)
+        >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+        >>> result = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)]).solve_dynamic(
+        ...     dt=0.005, t_end=0.05)
+        >>> result.converged, round(float(result.times[-1]), 3), bool(result.pressure.max() > 0)
+        (True, 0.05, True)
         """
         from ..analysis.dynamic import DynamicAnalysis
         from ..analysis.dynamic_records import DynamicsOptions

@@ -44,6 +44,21 @@ class Solution:
     states : tuple of StepState
         The state at every output level (statics) or output step
         (dynamics), in order; :meth:`at` gives the solution there.
+
+    Examples
+    --------
+    A block pushed 0.01 down onto a rigid floor: 25 nodes, 5 of them on the floor.
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    >>> result = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)]).solve()
+    >>> result.converged, result.displacement.shape, result.slave_points.shape
+    (True, (2, 25), (2, 5))
+    >>> bool(abs(result.displacement[1].min() + 0.01) < 1e-12), bool(result.pressure.min() > 0)
+    (True, True)
     """
 
     problem: ContactProblem = field(repr=False)
@@ -104,6 +119,22 @@ class Solution:
         ----------
         name : str
             The support's name (the boundary name of :meth:`Body.fix` by default).
+
+        Returns
+        -------
+        ndarray, shape (dim,)
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+        >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+        >>> result = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)]).solve()
+        >>> fx, fy = result.reaction("top")        # the support pushes the block onto the floor
+        >>> bool(abs(fx) < 1e-9), f"{fy:.3g}"
+        (True, '-11.4')
         """
         sysm = self.problem.system
         state = self.state
@@ -119,7 +150,29 @@ class Solution:
         return pair_results(self.problem, self.state)
 
     def pair(self, name: str):
-        """Resultants of the contact pair ``name`` (force, moment, area, max pressure, counts)."""
+        """Resultants of the contact pair ``name`` (force, moment, area, max pressure, counts).
+
+        Parameters
+        ----------
+        name : str
+            The pair's name (``Contact(name=...)``, default ``"contact<k>"``).
+
+        Returns
+        -------
+        fecontact.analysis.contact_results.PairResult
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+        >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+        >>> result = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)]).solve()
+        >>> floor = result.pair("contact0")
+        >>> f"{floor.force[1]:.3g}", floor.area, floor.open + floor.stick + floor.slip
+        ('11.4', 1.0, 5)
+        """
         for result in self.pairs:
             if result.name == name:
                 return result
@@ -178,13 +231,41 @@ class Solution:
         Point data: ``displacement``, ``contact_pressure``, ``contact_traction``,
         ``contact_normal``, the signed shear components, ``friction_utilisation``,
         ``gap``, ``slip``, ``contact_status``, ``von_mises``, ``body``, ...
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+        >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+        >>> result = fc.Model([block], [fc.Contact(block.surface("bottom"), floor)]).solve()
+        >>> grid = result.to_pyvista()
+        >>> grid.n_points, "contact_pressure" in grid.point_data
+        (25, True)
+        >>> grid.plot(scalars="von_mises")          # doctest: +SKIP
         """
         import pyvista
 
         return pyvista.from_meshio(to_meshio(self.problem, self.state))
 
     def write_vtu(self, path) -> None:
-        """Write the final state to a VTU file (ParaView), with every field."""
+        """Write the final state to a VTU file (ParaView), with every field.
+
+        Parameters
+        ----------
+        path : str or Path
+            The ``.vtu`` file.
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> block = fc.Body("block", skfem.MeshTri().refined(2).with_defaults(), "P1",
+        ...                 fc.LinearElastic(E=1e3, nu=0.3)).fix("bottom")
+        >>> result = fc.Model([block]).solve()
+        >>> result.write_vtu("block.vtu")                  # doctest: +SKIP
+        """
         write_vtu(Path(path), self.problem, self.state)
 
 
