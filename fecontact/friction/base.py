@@ -172,10 +172,10 @@ class FrictionLaw(ABC):
     converged increment a closed node that slides is ``SLIDING`` and every
     other node ``STUCK``, and the increment is never solved again.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : str
-        The law's name in case files (set by the registering decorator).
+        Class attribute: the law's name in case files (set by the registering decorator).
     smooth : bool
         True for laws whose traction is a smooth function of the slip rate
         that lies inside the cone without a stick constraint (checked as an
@@ -186,6 +186,19 @@ class FrictionLaw(ABC):
         increment (one lag per increment): a node closing inside an
         increment has no friction in it, so where it first touched does not
         matter to them (no probe increment, :func:`fecontact.analysis.static.needs_probe`).
+
+    Examples
+    --------
+    What the rest of the code reads of a law, and the laws case files know
+    by name:
+
+    >>> import fecontact as fc
+    >>> from fecontact.friction import registry
+    >>> law = fc.StaticKinetic(mu_s=0.5, mu_k=0.3)
+    >>> law.name, law.static, law.kinetic, law.has_friction, law.lagged
+    ('static_kinetic', 0.5, 0.3, True, False)
+    >>> registry.names()
+    ('coulomb', 'frictionless', 'ipc', 'static_kinetic', 'velocity')
     """
 
     name: ClassVar[str]

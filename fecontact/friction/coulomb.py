@@ -22,6 +22,21 @@ class Coulomb(FrictionLaw):
     ----------
     mu : float
         Friction coefficient (static and kinetic alike), >= 0.
+
+    Examples
+    --------
+    The return map of two nodes pressed with ``lam_hat = 1``: a trial
+    traction inside the disk of radius 0.3 sticks, one outside is projected
+    onto it and slips.
+
+    >>> import numpy as np
+    >>> import fecontact as fc
+    >>> from fecontact.friction import FrictionStart
+    >>> start = FrictionStart(state=np.zeros(2, dtype=int), normal=np.zeros(2))
+    >>> trial, lam_hat, slip = np.array([[0.1], [0.5]]), np.ones(2), np.zeros((2, 1))
+    >>> response = fc.Coulomb(0.3).return_map(trial, lam_hat, slip, 1.0, start)
+    >>> response.traction.tolist(), response.sliding.tolist()
+    ([[0.1], [0.3]], [False, True])
     """
 
     mu: NonNegative = parameter("friction coefficient")
@@ -52,6 +67,12 @@ def Frictionless() -> Coulomb:
     Returns
     -------
     Coulomb
+
+    Examples
+    --------
+    >>> import fecontact as fc
+    >>> fc.Frictionless(), fc.Frictionless().has_friction
+    (Coulomb(mu=0.0), False)
     """
     return Coulomb(0.0)
 

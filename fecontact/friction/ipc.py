@@ -38,6 +38,22 @@ class SmoothIPC(TwoCoefficientLaw):
 
     Nodes with ``y < eps_v`` report as stuck, the others as sliding; open
     nodes (``lam_hat = 0``) carry no friction whatever ``lam_n0``.
+
+    Parameters
+    ----------
+    mu_s : float
+        Static coefficient, >= 0.
+    mu_k : float
+        Kinetic coefficient, ``0 <= mu_k <= mu_s``.
+    eps_v : float
+        Slip-rate threshold ``> 0``: below it the node creeps (reported stuck).
+
+    Examples
+    --------
+    >>> import fecontact as fc
+    >>> law = fc.SmoothIPC(mu_s=0.5, mu_k=0.3, eps_v=0.02)
+    >>> law.name, law.smooth, law.lagged, law.static, law.kinetic
+    ('ipc', True, True, 0.5, 0.3)
     """
 
     lagged = True

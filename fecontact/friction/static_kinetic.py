@@ -30,6 +30,21 @@ class StaticKinetic(TwoCoefficientLaw):
       traction is the trial, i.e. the current traction -- the elastic
       tangential state restarts from it.  It is ``RESTUCK`` for the next
       increment, with the static radius again.
+
+    Parameters
+    ----------
+    mu_s : float
+        Static (breakaway) coefficient, >= 0.
+    mu_k : float
+        Kinetic (sliding) coefficient, ``0 <= mu_k <= mu_s``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fecontact as fc
+    >>> law = fc.StaticKinetic(mu_s=0.5, mu_k=0.3)
+    >>> law.coefficient(sliding=np.array([False, True]), speed=np.zeros(2)).tolist()
+    [0.5, 0.3]
     """
 
     mu_s: NonNegative = parameter("static (breakaway) coefficient", fallback="mu")

@@ -46,6 +46,15 @@ def status_counts(status: np.ndarray) -> StatusCounts:
     -------
     StatusCounts
         ``(open, stick, slip)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fecontact as fc
+    >>> fc.status_counts(np.array([fc.Status.OPEN, fc.Status.STICK, fc.Status.SLIP, fc.Status.SLIP]))
+    StatusCounts(open=1, stick=1, slip=2)
+    >>> fc.status_counts([0, 0, 2]).open
+    2
     """
     status = np.asarray(status)
     return StatusCounts(int(np.sum(status == Status.OPEN)), int(np.sum(status == Status.STICK)),

@@ -38,6 +38,23 @@ class VelocityDependent(TwoCoefficientLaw):
     Coulomb but make the traction one increment late: at breakaway and
     re-sticking, exactly where velocity weakening matters, the lag changes
     the answer with the step size.  Stuck nodes have ``v = 0`` and ``mu_s``.
+
+    Parameters
+    ----------
+    mu_s : float
+        Static (breakaway) coefficient, >= 0.
+    mu_k : float
+        Kinetic coefficient, the limit at high slip rates, ``0 <= mu_k <= mu_s``.
+    decay : float
+        Decay rate ``d_c`` of ``mu`` with the slip rate, >= 0 (case files: ``dc``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fecontact as fc
+    >>> law = fc.VelocityDependent(mu_s=0.5, mu_k=0.3, decay=40.0)
+    >>> [f"{mu:.3g}" for mu in law.rate_coefficient(np.array([0.0, 0.01, 1.0]))]
+    ['0.5', '0.434', '0.3']
     """
 
     mu_s: NonNegative = parameter("static (breakaway) coefficient", fallback="mu")
