@@ -46,6 +46,17 @@ class DynamicsOptions:
         Time steps between VTU outputs and summary records.
     max_cutbacks : int
         Halvings of a time step whose Newton iteration fails.
+
+    Examples
+    --------
+    The options a case's ``[dynamics]`` table gives (``cases/impact.toml``):
+
+    >>> import fecontact as fc
+    >>> options = fc.build_model(fc.load_case("cases/impact.toml")).dynamics
+    >>> options.integrator.name, options.dt, options.t_end, options.contact_mass
+    ('newmark', 0.001, 0.3, 'redistributed')
+
+    In Python, :meth:`fecontact.Model.solve_dynamic` takes them as keywords.
     """
 
     integrator: Integrator

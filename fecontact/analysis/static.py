@@ -43,6 +43,18 @@ class SteppingOptions:
         friction needs (a node's status is that of its whole increment).
         Nodes that close at one instant (flat on flat) are accepted
         together once shortening no longer separates them.
+
+    Examples
+    --------
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    >>> model = fc.Model([block], [fc.Contact(block.surface("bottom"), floor, fc.Coulomb(0.3))])
+    >>> result = model.solve(steps=2, stepping=fc.SteppingOptions(max_cutbacks=8, growth=2.0))
+    >>> [(record.load, record.converged) for record in result.records]
+    [(0.5, True), (1.0, True)]
     """
 
     max_cutbacks: int = 6

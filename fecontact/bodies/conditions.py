@@ -19,6 +19,24 @@ class Amplitude:
     """Piecewise-linear amplitude ``a(t)`` from a table of ``(t, a)`` points.
 
     Constant beyond the table ends, like an Abaqus tabular amplitude.
+
+    Parameters
+    ----------
+    times : tuple of float
+        Increasing times ``t``.
+    values : tuple of float
+        The amplitude ``a`` at each time.
+
+    Examples
+    --------
+    Up to 1 and back to 0; a support or load scales its value by ``a(t)``:
+
+    >>> import fecontact as fc
+    >>> up_and_down = fc.Amplitude(times=(0.0, 1.0, 2.0), values=(0.0, 1.0, 0.0))
+    >>> up_and_down(0.5), up_and_down(1.5), up_and_down(3.0), fc.Amplitude.ramp()(2.0)
+    (0.5, 0.5, 0.0, 1.0)
+
+    In a model, e.g. ``body.fix("top", y=-0.01, amplitude=up_and_down)``.
     """
 
     times: tuple

@@ -146,7 +146,20 @@ class SaintVenantKirchhoff(Hyperelastic):
 
 @dataclass(frozen=True)
 class NeoHookean(Hyperelastic):
-    """Compressible neo-Hookean, ``W = mu/2 (I1 - 3) - mu ln J + lambda/2 (ln J)^2`` (``neo_hookean``)."""
+    """Compressible neo-Hookean, ``W = mu/2 (I1 - 3) - mu ln J + lambda/2 (ln J)^2`` (``neo_hookean``).
+
+    Examples
+    --------
+    A unit square compressed by 30 % between its clamped bottom and top edges:
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()
+    >>> block = fc.Body("block", mesh, "P1", fc.NeoHookean(E=1e3, nu=0.3))
+    >>> result = fc.Model([block.fix("bottom").fix("top", x=0.0, y=-0.3)]).solve(steps=3)
+    >>> result.converged, f"{result.reaction('top')[1]:.3g}"
+    (True, '-500')
+    """
 
     name: ClassVar[str] = "neo_hookean"
 

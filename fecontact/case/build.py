@@ -233,6 +233,15 @@ def build_model(case: dict) -> CaseModel:
     ------
     CaseError
         One line naming the file and the key of the first problem found.
+
+    Examples
+    --------
+    The contact patch test: two blocks, six slave nodes on their interface.
+
+    >>> import fecontact as fc
+    >>> model = fc.build_model(fc.load_case("cases/patch2d.toml"))
+    >>> model.levels, model.problem.dim, model.problem.n_contact, model.backend
+    ((1.0,), 2, 6, 'auto')
     """
     source, base = case["_path"], Path(case["_dir"])
     dynamic = "dynamics" in case

@@ -237,8 +237,31 @@ def apply_override(data: dict, assignment: str, source: str) -> None:
 def load_case(path, overrides=()) -> dict:
     """Read, override and validate a case file.
 
-    Returns the case as a dict with ``_path`` (the file) and ``_dir`` (its
-    folder, for relative mesh paths) added.
+    Parameters
+    ----------
+    path : str or Path
+        The case file (TOML).
+    overrides : sequence of str
+        ``key.path=value`` assignments applied before the validation (the
+        command line's ``--set``); array entries by index, ``contact.0.name``.
+
+    Returns
+    -------
+    dict
+        The case, with ``_path`` (the file) and ``_dir`` (its folder, for
+        relative mesh paths) added.
+
+    Raises
+    ------
+    CaseError
+        One line naming the file and the key of the first problem found.
+
+    Examples
+    --------
+    >>> import fecontact as fc
+    >>> case = fc.load_case("cases/patch2d.toml", overrides=["steps.count=2"])
+    >>> case["name"], [body["name"] for body in case["bodies"]], case["steps"]["count"]
+    ('patch2d', ['lower', 'upper'], 2)
     """
     path = Path(path)
     source = str(path)

@@ -90,6 +90,16 @@ def load_mesh(path) -> skfem.Mesh:
     MeshFileError
         No 2D or 3D elements, mixed element types, or a physical group whose
         facets are not boundary facets of the mesh.
+
+    Examples
+    --------
+    The half disc shipped in ``meshes/`` (Gmsh physical groups ``arc``,
+    ``contact`` and ``flat``):
+
+    >>> import fecontact as fc
+    >>> mesh = fc.load_mesh("meshes/half_disc.msh")
+    >>> type(mesh).__name__, sorted(mesh.boundaries), mesh.t.shape
+    ('MeshTri1', ['arc', 'contact', 'flat'], (3, 796))
     """
     return from_meshio_mesh(read(Path(path)))
 

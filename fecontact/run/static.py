@@ -373,6 +373,23 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         Nothing (or something else) to continue in ``out_dir``.
     Interrupted
         The run was stopped by a signal (its folder can be continued).
+
+    Examples
+    --------
+    The contact patch test: every interface node carries the pressure 10.
+
+    >>> import tempfile
+    >>> import fecontact as fc
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     result = fc.run_case("cases/patch2d.toml", out_dir=out)
+    >>> pressure = result.state.multiplier[:, 0]
+    >>> result.summary["converged"], f"{pressure.min():.6g}", f"{pressure.max():.6g}"
+    (True, '10', '10')
+
+    The results (``summary.json``, one VTU per step, ``restart.npz``) go to
+    ``out/patch2d`` by default:
+
+    >>> result = fc.run_case("cases/patch2d.toml")       # doctest: +SKIP
     """
     t_start = time.perf_counter()
     case, model = prepare(case_path, overrides)

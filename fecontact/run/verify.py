@@ -28,7 +28,9 @@ it re-derives the contact geometry itself:
   node's segment while it stays inside its enlarged outline), so the
   segment the state records for the node is taken if it is one of them;
   a recorded segment the node does not project on is ignored.  Rigid
-  obstacles: ``g = n.(x_s - p(t))`` (line, plane),
+  obstacles: the obstacle's own closed-form distance
+  (:meth:`fecontact.contact.obstacles.Obstacle.gap`), e.g.
+  ``g = n.(x_s - p(t))`` (line, plane),
   ``g = |x_s - c(t)| - R`` (circle, sphere; ``R - |x_s - c|`` inside);
 * **gap** ``g_n = n.(x_s - x_a)``, ``n`` the master's outward normal;
 * **slip increment** of the last increment, measured from the node's
@@ -254,15 +256,10 @@ def _measure(xs, xs0, corners, corners0, tangent0):
 
 
 def _obstacle_measure(obstacle, xs, xs0, t, t0, tangent0):
-    """Gap and slip against a rigid line, plane, circle or sphere."""
+    """Gap (the obstacle's distance) and slip (relative to its translation) against a rigid obstacle."""
     move = obstacle.position(t) - obstacle.position(t0)
-    if hasattr(obstacle, "normal"):
-        gap = (xs - obstacle.position(t)) @ obstacle.normal
-    else:
-        dist = np.linalg.norm(xs - obstacle.position(t), axis=1)
-        gap = obstacle.radius - dist if obstacle.inside else dist - obstacle.radius
     slip = np.einsum("mqd,md->mq", tangent0, xs - xs0 - move)
-    return gap, slip
+    return obstacle.gap(xs, t), slip
 
 
 def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0, recorded):
@@ -347,6 +344,25 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
         A written state (its ``start`` describes the increment that made it).
     bulk : BulkTerms, optional
         A dynamic time step's bulk terms in place of the static ones.
+    tolerance : float
+        The largest relative violation that passes.
+
+    Returns
+    -------
+    ResidualCheck
+
+    Examples
+    --------
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    >>> model = fc.Model([block], [fc.Contact(block.surface("bottom"), floor, fc.Coulomb(0.3))])
+    >>> result = model.solve(steps=2)
+    >>> check = fc.residual_check(result.problem, result.state)
+    >>> check.passed, check.failures()
+    (True, '')
     """
     sysm = problem.system
     d = problem.dim

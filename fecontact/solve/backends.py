@@ -373,6 +373,18 @@ def make_backend(name: str, problem, matrix=None, tolerance: float = 1e-9,
     RuntimeError
         The named backend cannot serve the problem (e.g. ``schur`` or a
         Krylov backend with a singular bulk matrix).
+
+    Examples
+    --------
+    The contact patch test's problem, solved by the sparse direct solver:
+
+    >>> import fecontact as fc
+    >>> problem = fc.build_model(fc.load_case("cases/patch2d.toml")).problem
+    >>> backend = fc.make_backend("direct", problem)
+    >>> backend.name, backend.iterations
+    ('direct', None)
+
+    A model chooses by name too: ``model.solve(backend="direct")``.
     """
     if name not in CHOICES:
         raise ValueError(unknown_backend_message(name))

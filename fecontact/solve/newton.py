@@ -47,6 +47,18 @@ class NewtonOptions:
         Halvings tried by the line search.
     armijo : float
         Sufficient-decrease constant.
+
+    Examples
+    --------
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=-0.01)
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    >>> model = fc.Model([block], [fc.Contact(block.surface("bottom"), floor, fc.Coulomb(0.3))])
+    >>> result = model.solve(newton=fc.NewtonOptions(tolerance=1e-10, max_iterations=20))
+    >>> result.converged, result.records[-1].newton_iterations <= 20
+    (True, True)
     """
 
     tolerance: float = 1e-9
