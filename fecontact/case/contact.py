@@ -2,8 +2,9 @@
 
 The helpers :func:`fecontact.case.build.build_model` calls for each entry
 of ``[[contact]]``: :func:`surface_of` (the slave, or a body master),
-:func:`master_of` (a body surface or a rigid line, circle, plane or
-sphere) and :func:`friction_law` (the ``friction`` table); the pair itself
+:func:`master_of` (a body surface or a registered rigid obstacle,
+:mod:`fecontact.contact.obstacles`) and :func:`friction_law` (the
+``friction`` table); the pair itself
 is a :class:`fecontact.model.Contact`, which checks the formulation.  Each turns a bad
 entry into a :class:`fecontact.case.schema.CaseError` naming the file and
 the key.
@@ -15,7 +16,7 @@ import numpy as np
 
 from .bodies import amplitude_of
 from .schema import CaseError
-from ..contact.obstacles import COUNTERPART, OBSTACLES
+from ..contact.obstacles import OBSTACLES, Coordinates
 from ..friction.registry import TableError
 from .friction import law_of_table
 
@@ -97,10 +98,12 @@ def master_of(spec: dict, where: str, bodies: dict, source: str):
     ----------
     spec : dict
         Either ``body`` and ``boundary`` (see :func:`surface_of`), or
-        ``obstacle`` = ``"line"`` or ``"circle"`` (2D), ``"plane"`` or
-        ``"sphere"`` (3D) with ``point`` and ``normal`` (default ``+y`` in 2D,
-        ``+z`` in 3D; normalised) or ``center``, ``radius`` and ``inside``,
-        and optionally ``displacement`` (default zero) and ``amplitude``.
+        ``obstacle``, a name of :data:`fecontact.contact.obstacles.OBSTACLES`
+        (``"line"`` or ``"circle"`` in 2D, ``"plane"`` or ``"sphere"`` in 3D),
+        with the keys its class declares
+        (:attr:`~fecontact.contact.obstacles.RigidObstacle.table_keys`: ``point``
+        and ``normal``, or ``center``, ``radius`` and ``inside``), and
+        optionally ``displacement`` (default zero) and ``amplitude``.
     where : str
         Dotted path of the table in the case, for error messages.
     bodies : dict
@@ -110,7 +113,7 @@ def master_of(spec: dict, where: str, bodies: dict, source: str):
 
     Returns
     -------
-    SurfaceRef, RigidLine, RigidCircle, RigidPlane or RigidSphere
+    SurfaceRef or RigidObstacle
     """
     if "body" in spec:
         return surface_of(spec, where, bodies, source)
@@ -118,14 +121,14 @@ def master_of(spec: dict, where: str, bodies: dict, source: str):
     dim = next(iter(bodies.values())).dim
     cls = OBSTACLES[kind]
     if cls.dim != dim:
-        other = COUNTERPART[kind]
-        raise CaseError(f"{source}: '{where}.obstacle' = {kind!r} is a {cls.dim}D obstacle; "
-                        f"the bodies are {dim}D (use {other!r})")
-    zero = [0.0] * dim
-    disp = vector_of(spec, "displacement", zero, dim, where, source)
-    amp = amplitude_of(spec.get("amplitude"), f"{where}.amplitude", source)
-    if kind in ("line", "plane"):
-        normal = vector_of(spec, "normal", zero[:-1] + [1.0], dim, where, source)
-        return cls(vector_of(spec, "point", zero, dim, where, source), normal, disp, amp)
-    return cls(vector_of(spec, "center", zero, dim, where, source), float(spec["radius"]),
-               bool(spec.get("inside", False)), disp, amp)
+        raise CaseError(f"{source}: '{where}.obstacle' = {cls.mismatch(dim)}")
+    table = dict(spec)
+    for entry in cls.table_keys:
+        if entry.kind is Coordinates and entry.key in spec:
+            table[entry.key] = vector_of(spec, entry.key, None, dim, where, source)
+    table["displacement"] = vector_of(spec, "displacement", [0.0] * dim, dim, where, source)
+    table["amplitude"] = amplitude_of(spec.get("amplitude"), f"{where}.amplitude", source)
+    try:
+        return cls.from_table(table)
+    except ValueError as err:
+        raise CaseError(f"{source}: '{where}': {err}") from None

@@ -32,7 +32,7 @@ from ..analysis.mass import CONTACT_MASS
 from ..bodies.body import ELEMENTS
 from ..bodies.elasticity import PLANE_MODELS
 from ..bodies.hyperelastic import HYPERELASTIC
-from ..contact.obstacles import OBSTACLES
+from ..contact.obstacles import OBSTACLES, Coordinates
 from ..fields import MAX_COUNT, Count, Fraction, Modulus, NonNegative, Number, Poisson, Positive
 from ..friction import registry
 from ..model.contact import ENFORCEMENTS, FORMULATIONS
@@ -180,34 +180,76 @@ class SurfaceTable(Table):
     boundary: Name
 
 
-class MasterTable(Table):
-    """A body's boundary, or a rigid obstacle (line or circle in 2D, plane or sphere in 3D)."""
+def _master_keys(obstacles) -> dict:
+    """Key -> ``(type, description)`` of every key the obstacles declare, in declaration order.
 
-    body: Name | Unset = UNSET
-    boundary: Name | Unset = UNSET
-    obstacle: Literal[tuple(OBSTACLES)] | Unset = UNSET
-    point: Annotated[Vector, Meta(description="line/plane: a point on it (default origin)")] | Unset = UNSET
-    normal: Annotated[Vector, Meta(description="line/plane: normal towards the bodies (default +y / +z)")] | Unset = UNSET
-    center: Annotated[Vector, Meta(description="circle/sphere: centre")] | Unset = UNSET
-    radius: Annotated[Positive, Meta(description="circle/sphere: radius")] | Unset = UNSET
-    inside: Annotated[bool, Meta(description="circle/sphere: bodies inside it")] | Unset = UNSET
-    displacement: Annotated[Vector, Meta(description="rigid displacement at load factor 1")] | Unset = UNSET
-    amplitude: Amplitude | Unset = UNSET
+    The description names the obstacles that read the key:
+    ``"line/plane: a point on it (default origin)"``.
+    """
+    kinds, uses = {}, {}
+    for cls in obstacles:
+        for entry in cls.table_keys:
+            kinds.setdefault(entry.key, entry.kind)
+            uses.setdefault(entry.key, {}).setdefault(entry.description, []).append(cls.kind)
+    return {key: (kinds[key], "; ".join(f"{'/'.join(names)}: {text}"
+                                        for text, names in uses[key].items())) for key in kinds}
 
-    def __post_init__(self):
-        if self.obstacle is UNSET:
-            if self.body is UNSET or self.boundary is UNSET:
-                raise ValueError("needs 'body' and 'boundary', or 'obstacle'")
-            return
-        if self.body is not UNSET or self.boundary is not UNSET:
-            raise ValueError("an obstacle has no 'body' or 'boundary'")
-        if self.obstacle in ("circle", "sphere"):
-            for key in ("center", "radius"):
-                if getattr(self, key) is UNSET:
-                    raise ValueError(f"({self.obstacle}) needs '{key}'")
-        if self.normal is not UNSET and not any(self.normal):
-            raise ValueError("'normal' must be non-zero")
-        _check_amplitude(self.amplitude)
+
+def _check_master(self) -> None:
+    """A body's boundary, or an obstacle with the keys its class requires."""
+    if self.obstacle is UNSET:
+        if self.body is UNSET or self.boundary is UNSET:
+            raise ValueError("needs 'body' and 'boundary', or 'obstacle'")
+        return
+    if self.body is not UNSET or self.boundary is not UNSET:
+        raise ValueError("an obstacle has no 'body' or 'boundary'")
+    for entry in OBSTACLES[self.obstacle].table_keys:
+        if entry.default is None and getattr(self, entry.key, UNSET) is UNSET:
+            raise ValueError(f"({self.obstacle}) needs '{entry.key}'")
+    for key in self.__struct_fields__:
+        value = getattr(self, key)
+        if key in self._nonzero and value is not UNSET and not any(value):
+            raise ValueError(f"'{key}' must be non-zero")
+    _check_amplitude(self.amplitude)
+
+
+def master_table(obstacles=None) -> type:
+    """The msgspec struct of ``contact.master`` for the registered obstacles.
+
+    Parameters
+    ----------
+    obstacles : tuple of type, optional
+        Obstacle classes (:class:`fecontact.contact.obstacles.RigidObstacle`);
+        default: every registered one.
+
+    Returns
+    -------
+    type
+        A frozen struct named ``MasterTable`` refusing unknown keys: ``body``
+        and ``boundary``, or ``obstacle`` with the keys the classes declare,
+        ``displacement`` and ``amplitude``.
+    """
+    obstacles = tuple(OBSTACLES.values()) if obstacles is None else obstacles
+    shapes = {dim: " or ".join(cls.kind for cls in obstacles if cls.dim == dim) for dim in (2, 3)}
+    doc = ("A body's boundary, or a rigid obstacle ("
+           + ", ".join(f"{names} in {dim}D" for dim, names in shapes.items() if names) + ").")
+    fields = [("body", Name | Unset, UNSET), ("boundary", Name | Unset, UNSET),
+              ("obstacle", Literal[tuple(cls.kind for cls in obstacles)] | Unset, UNSET)]
+    fields += [(key, Annotated[Vector if kind is Coordinates else kind, Meta(description=text)]
+                | Unset, UNSET) for key, (kind, text) in _master_keys(obstacles).items()]
+    fields += [("displacement", Annotated[Vector, Meta(
+                   description="rigid displacement at load factor 1")] | Unset, UNSET),
+               ("amplitude", Amplitude | Unset, UNSET)]
+    nonzero = frozenset(e.key for cls in obstacles for e in cls.table_keys if e.nonzero)
+    return msgspec.defstruct("MasterTable", fields, bases=(Table,), module=__name__,
+                             namespace={"__doc__": doc, "__post_init__": _check_master,
+                                        "_nonzero": nonzero})
+
+
+#: ``contact.master`` with the obstacles registered when this module was imported
+#: (:func:`case_file` follows obstacles registered later)
+MasterTable = master_table()
+_IMPORTED_OBSTACLES = tuple(OBSTACLES.values())
 
 
 #: The ``friction`` table of the laws registered when this module was imported
@@ -374,31 +416,36 @@ class CaseFile(Table):
                     yield f"bodies.{i}.dirichlet.{j}.point", bc.point
             for j, load in enumerate(body.traction or ()):
                 yield f"bodies.{i}.traction.{j}.value", load.value
+        vectors = [key for cls in OBSTACLES.values() for key, kind in
+                   ((e.key, e.kind) for e in cls.table_keys) if kind is Coordinates]
         for k, pair in enumerate(self.contact):
-            for key in ("point", "normal", "center", "displacement"):
-                if getattr(pair.master, key) is not UNSET:
+            for key in dict.fromkeys(vectors + ["displacement"]):
+                if getattr(pair.master, key, UNSET) is not UNSET:
                     yield f"contact.{k}.master.{key}", getattr(pair.master, key)
 
 
 def case_file() -> type:
-    """The :class:`CaseFile` struct for the friction laws registered now.
+    """The :class:`CaseFile` struct for the friction laws and obstacles registered now.
 
-    :class:`CaseFile` itself holds the ``friction`` table of the laws
-    registered when this module was imported; a law registered later (a
-    module imported afterwards) gets a struct whose ``contact.friction`` is
-    derived again from the registry, so it is accepted, checked and in the
-    JSON Schema like the others.
+    :class:`CaseFile` itself holds the ``friction`` and ``master`` tables of
+    the laws and obstacles registered when this module was imported; a law
+    or an obstacle registered later (a module imported afterwards) gets a
+    struct whose ``contact.friction`` and ``contact.master`` are derived
+    again from the registries, so it is accepted, checked and in the JSON
+    Schema like the others.
     """
-    return _case_file(registry.laws())
+    return _case_file(registry.laws(), tuple(OBSTACLES.values()))
 
 
 @functools.lru_cache(maxsize=4)
-def _case_file(laws: tuple) -> type:
-    if laws == _IMPORTED:
+def _case_file(laws: tuple, obstacles: tuple) -> type:
+    if laws == _IMPORTED and obstacles == _IMPORTED_OBSTACLES:
         return CaseFile
     friction = Annotated[friction_table(laws), Meta(description="default: frictionless")] | Unset
-    contact = msgspec.defstruct("ContactTable", [("friction", friction, UNSET)], bases=(ContactTable,),
-                                module=__name__, namespace={"__doc__": ContactTable.__doc__})
+    contact = msgspec.defstruct("ContactTable", [("master", master_table(obstacles)),
+                                                 ("friction", friction, UNSET)],
+                                bases=(ContactTable,), module=__name__,
+                                namespace={"__doc__": ContactTable.__doc__})
     return msgspec.defstruct("CaseFile", [("contact", list[contact])], bases=(CaseFile,),
                              module=__name__, namespace={"__doc__": CaseFile.__doc__})
 

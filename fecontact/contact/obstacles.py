@@ -4,21 +4,35 @@ An obstacle is a contact master without degrees of freedom.  It translates
 rigidly by ``displacement * amplitude(t)``, so its position at the start
 and end of an increment gives the slip of a slave node relative to it.
 Each obstacle class measures the gap and slip of slave nodes against
-itself (:meth:`Obstacle.kinematics`), so a contact pair needs nothing
-else from it: a new obstacle is one class here, registered in
-:data:`OBSTACLES` under its case-file name.
+itself (:meth:`Obstacle.kinematics`) and the distance of points to itself
+(:meth:`Obstacle.gap`, the independent check's), and declares its
+case-file name, its dimension and the keys of its case-file table
+(:class:`TableKey`).  Subclassing :class:`RigidObstacle` with a ``kind``
+registers the class in :data:`OBSTACLES`; the case-file schema, the case
+builder, the model's checks and the residual check derive from there, so a
+new obstacle is one class here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Annotated, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
+from msgspec import Meta
 
 from ..bodies.conditions import Amplitude
+from ..fields import Number, Positive
 from .kinematics2d import LocalKinematics, node_to_circle, node_to_line
 from .kinematics3d import node_to_plane, node_to_sphere
+
+__all__ = ["Obstacle", "RigidObstacle", "TableKey", "Coordinates", "RigidLine", "RigidCircle",
+           "RigidPlane", "RigidSphere", "OBSTACLES", "COUNTERPART", "unregister"]
+
+#: A point or direction in a case file: one number per dimension
+Coordinates = Annotated[list[Number], Meta(min_length=2, max_length=3, description=(
+    "a point or vector: one number per dimension"))]
 
 
 @runtime_checkable
@@ -39,6 +53,14 @@ class Obstacle(Protocol):
 
     def position(self, t: float) -> np.ndarray:
         """The obstacle's reference point at pseudo-time ``t``, shape (dim,)."""
+
+    def gap(self, x: np.ndarray, t: float) -> np.ndarray:
+        """Signed distance of points ``x`` (m, dim) to the obstacle at ``t``, shape (m,).
+
+        Positive on the side of the slave body.  A closed form of its own,
+        which :mod:`fecontact.run.verify` checks results with (independent
+        of :meth:`kinematics`).
+        """
 
     def kinematics(self, xs: np.ndarray, xs0: np.ndarray, t: float, t0: float,
                    tangent0: np.ndarray | None = None,
@@ -65,6 +87,140 @@ class Obstacle(Protocol):
         """
 
 
+@dataclass(frozen=True)
+class TableKey:
+    """One key of an obstacle's case-file table (``[contact.master]``), as its class declares it.
+
+    Attributes
+    ----------
+    key : str
+        The key in the table, and the constructor argument it fills.
+    kind : type
+        Its type in case files: :data:`Coordinates` (one number per
+        dimension), a constrained type of :mod:`fecontact.fields`, or ``bool``.
+    description : str
+        What the key means, for the schema and the reference page.
+    default : object or callable, optional
+        The value when the key is absent, or ``default(dim)`` giving it;
+        None: the key is required.
+    nonzero : bool
+        A vector that must not be zero (a normal).
+    """
+
+    key: str
+    kind: object
+    description: str
+    default: object = None
+    nonzero: bool = False
+
+    def value(self, dim: int):
+        """The default value for bodies of dimension ``dim``."""
+        return self.default(dim) if callable(self.default) else self.default
+
+
+class RigidObstacle:
+    """Base of the rigid obstacles: a subclass that sets ``kind`` is registered in :data:`OBSTACLES`.
+
+    A subclass is a frozen dataclass with the fields ``displacement`` and
+    ``amplitude`` (its motion) besides those its :attr:`table_keys` declares, and
+    the methods of :class:`Obstacle`.  Registering makes it usable from
+    case files (``obstacle = "<kind>"``) and as the master of a
+    :class:`fecontact.Contact`.
+
+    Attributes
+    ----------
+    kind : str
+        The obstacle's name in case files, its key in :data:`OBSTACLES`.
+    dim : int
+        The dimension of the bodies it can touch (2 or 3).
+    counterpart : str or None
+        The obstacle of the same shape in the other dimension, suggested
+        when a case puts this one among bodies of the other dimension.
+    table_keys : tuple of TableKey
+        The keys of its case-file table besides ``obstacle``,
+        ``displacement`` and ``amplitude``.
+    """
+
+    kind: ClassVar[str]
+    dim: ClassVar[int]
+    counterpart: ClassVar[str | None] = None
+    table_keys: ClassVar[tuple] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "kind" in vars(cls):
+            _register(cls)
+
+    @classmethod
+    def from_table(cls, table: Mapping):
+        """The obstacle a case-file table describes.
+
+        Parameters
+        ----------
+        table : Mapping
+            The keys of :attr:`table_keys` (absent ones take their default),
+            ``displacement`` and ``amplitude`` (an :class:`Amplitude`);
+            other keys are ignored.
+
+        Raises
+        ------
+        ValueError
+            For a required key that is absent, or a value the class refuses.
+        """
+        values = {}
+        for entry in cls.table_keys:
+            if entry.key in table:
+                values[entry.key] = table[entry.key]
+            elif entry.default is None:
+                raise ValueError(f"a rigid {cls.kind} needs '{entry.key}'")
+            else:
+                values[entry.key] = entry.value(cls.dim)
+        return cls(**values, displacement=table.get("displacement"),
+                   amplitude=table.get("amplitude"))
+
+    @classmethod
+    def mismatch(cls, dim: int) -> str:
+        """The end of the message refusing it among ``dim``-dimensional bodies.
+
+        ``"'line' is a 2D obstacle; the bodies are 3D (use 'plane')"``.
+        """
+        use = f" (use {cls.counterpart!r})" if cls.counterpart else ""
+        return f"{cls.kind!r} is a {cls.dim}D obstacle; the bodies are {dim}D{use}"
+
+
+#: Obstacle classes by their case-file name, in registration order.
+OBSTACLES: dict = {}
+#: The obstacle of the same shape in the other dimension (for "use 'plane'" hints).
+COUNTERPART: dict = {}
+
+
+def _register(cls) -> None:
+    """Add an obstacle class (a class defined again under its name replaces itself)."""
+    if not isinstance(cls.kind, str) or not cls.kind or cls.dim not in (2, 3):
+        raise ValueError(f"{cls.__name__}: an obstacle needs a name (kind) and a dimension 2 or 3")
+    old = OBSTACLES.get(cls.kind)
+    if old is not None and old.__qualname__ != cls.__qualname__:
+        raise ValueError(f"obstacle {cls.kind!r} is {old.__qualname__} already")
+    OBSTACLES[cls.kind] = cls
+    COUNTERPART.pop(cls.kind, None)
+    if cls.counterpart:
+        COUNTERPART[cls.kind] = cls.counterpart
+
+
+def unregister(kind: str) -> None:
+    """Remove an obstacle class from :data:`OBSTACLES` (one defined for a test)."""
+    del OBSTACLES[kind]
+    COUNTERPART.pop(kind, None)
+
+
+def _origin(dim: int) -> list:
+    return [0.0] * dim
+
+
+def _up(dim: int) -> list:
+    return [0.0] * (dim - 1) + [1.0]
+
+
 def _vector(obstacle, key: str, value) -> np.ndarray:
     """``value`` as ``dim`` finite floats, else a ValueError naming the obstacle and the key."""
     try:
@@ -89,11 +245,14 @@ def _amplitude(obstacle, t: float) -> float:
 
 
 @dataclass(frozen=True)
-class _Flat:
+class _Flat(RigidObstacle):
     """The fields, checks and motion shared by :class:`RigidLine` and :class:`RigidPlane`."""
 
-    kind: ClassVar[str]
-    dim: ClassVar[int]
+    table_keys: ClassVar[tuple] = (
+        TableKey("point", Coordinates, "a point on it (default origin)", _origin),
+        TableKey("normal", Coordinates, "normal towards the bodies (default +y / +z)", _up,
+                 nonzero=True),
+    )
 
     point: np.ndarray
     normal: np.ndarray
@@ -113,13 +272,20 @@ class _Flat:
         """Current point, ``point + displacement * amplitude(t)``, shape (dim,)."""
         return self.point + self.displacement * _amplitude(self, t)
 
+    def gap(self, x: np.ndarray, t: float) -> np.ndarray:
+        """:meth:`Obstacle.gap`: ``n . (x - p(t))``, shape (m,)."""
+        return (x - self.position(t)) @ self.normal
+
 
 @dataclass(frozen=True)
-class _Round:
+class _Round(RigidObstacle):
     """The fields, checks and motion shared by :class:`RigidCircle` and :class:`RigidSphere`."""
 
-    kind: ClassVar[str]
-    dim: ClassVar[int]
+    table_keys: ClassVar[tuple] = (
+        TableKey("center", Coordinates, "centre"),
+        TableKey("radius", Positive, "radius"),
+        TableKey("inside", bool, "bodies inside it", False),
+    )
 
     center: np.ndarray
     radius: float
@@ -138,6 +304,11 @@ class _Round:
     def position(self, t: float) -> np.ndarray:
         """Current centre, ``center + displacement * amplitude(t)``, shape (dim,)."""
         return self.center + self.displacement * _amplitude(self, t)
+
+    def gap(self, x: np.ndarray, t: float) -> np.ndarray:
+        """:meth:`Obstacle.gap`: ``|x - c(t)| - R``, or ``R - |x - c(t)|`` inside, shape (m,)."""
+        dist = np.linalg.norm(x - self.position(t), axis=1)
+        return self.radius - dist if self.inside else dist - self.radius
 
 
 @dataclass(frozen=True)
@@ -158,9 +329,11 @@ class RigidLine(_Flat):
         constant in dynamics; the model sets it).
     """
 
-    #: the obstacle's name in case files (``obstacle = "line"``) and its dimension
+    #: the obstacle's name in case files (``obstacle = "line"``), its dimension and its
+    #: counterpart in the other dimension
     kind: ClassVar[str] = "line"
     dim: ClassVar[int] = 2
+    counterpart: ClassVar[str | None] = "plane"
 
     def kinematics(self, xs, xs0, t, t0, tangent0=None, reference=None) -> LocalKinematics:
         """:meth:`Obstacle.kinematics` by :func:`fecontact.contact.kinematics2d.node_to_line`.
@@ -169,29 +342,6 @@ class RigidLine(_Flat):
         ``reference`` are not needed.
         """
         return node_to_line(xs, xs0, self.position(t), self.normal, self.position(t0))
-
-
-@dataclass(frozen=True)
-class RigidPlane(_Flat):
-    """Rigid plane (3D) through ``point`` with unit ``normal`` towards the slave body.
-
-    Parameters
-    ----------
-    point : sequence of float, shape (3,)
-    normal : sequence of float, shape (3,)
-        Normalised on construction.
-    displacement, amplitude
-        As for :class:`RigidLine`.
-    """
-
-    #: the obstacle's name in case files (``obstacle = "plane"``) and its dimension
-    kind: ClassVar[str] = "plane"
-    dim: ClassVar[int] = 3
-
-    def kinematics(self, xs, xs0, t, t0, tangent0=None, reference=None) -> LocalKinematics:
-        """:meth:`Obstacle.kinematics` by :func:`fecontact.contact.kinematics3d.node_to_plane`."""
-        return node_to_plane(xs, xs0, self.position(t), self.normal, self.position(t0), tangent0,
-                             reference)
 
 
 @dataclass(frozen=True)
@@ -209,9 +359,11 @@ class RigidCircle(_Round):
         As for :class:`RigidLine`.
     """
 
-    #: the obstacle's name in case files (``obstacle = "circle"``) and its dimension
+    #: the obstacle's name in case files (``obstacle = "circle"``), its dimension and its
+    #: counterpart in the other dimension
     kind: ClassVar[str] = "circle"
     dim: ClassVar[int] = 2
+    counterpart: ClassVar[str | None] = "sphere"
 
     def kinematics(self, xs, xs0, t, t0, tangent0=None, reference=None) -> LocalKinematics:
         """:meth:`Obstacle.kinematics` by :func:`fecontact.contact.kinematics2d.node_to_circle`.
@@ -221,6 +373,31 @@ class RigidCircle(_Round):
         """
         return node_to_circle(xs, xs0, self.position(t), self.radius, self.position(t0),
                               self.inside)
+
+
+@dataclass(frozen=True)
+class RigidPlane(_Flat):
+    """Rigid plane (3D) through ``point`` with unit ``normal`` towards the slave body.
+
+    Parameters
+    ----------
+    point : sequence of float, shape (3,)
+    normal : sequence of float, shape (3,)
+        Normalised on construction.
+    displacement, amplitude
+        As for :class:`RigidLine`.
+    """
+
+    #: the obstacle's name in case files (``obstacle = "plane"``), its dimension and its
+    #: counterpart in the other dimension
+    kind: ClassVar[str] = "plane"
+    dim: ClassVar[int] = 3
+    counterpart: ClassVar[str | None] = "line"
+
+    def kinematics(self, xs, xs0, t, t0, tangent0=None, reference=None) -> LocalKinematics:
+        """:meth:`Obstacle.kinematics` by :func:`fecontact.contact.kinematics3d.node_to_plane`."""
+        return node_to_plane(xs, xs0, self.position(t), self.normal, self.position(t0), tangent0,
+                             reference)
 
 
 @dataclass(frozen=True)
@@ -238,18 +415,13 @@ class RigidSphere(_Round):
         As for :class:`RigidLine`.
     """
 
-    #: the obstacle's name in case files (``obstacle = "sphere"``) and its dimension
+    #: the obstacle's name in case files (``obstacle = "sphere"``), its dimension and its
+    #: counterpart in the other dimension
     kind: ClassVar[str] = "sphere"
     dim: ClassVar[int] = 3
+    counterpart: ClassVar[str | None] = "circle"
 
     def kinematics(self, xs, xs0, t, t0, tangent0=None, reference=None) -> LocalKinematics:
         """:meth:`Obstacle.kinematics` by :func:`fecontact.contact.kinematics3d.node_to_sphere`."""
         return node_to_sphere(xs, xs0, self.position(t), self.radius, self.position(t0),
                               self.inside, tangent0, reference)
-
-
-#: The obstacle of the same shape in the other dimension (for "use 'plane'" hints).
-COUNTERPART = {"line": "plane", "circle": "sphere", "plane": "line", "sphere": "circle"}
-
-#: Obstacle classes by their case-file name.
-OBSTACLES = {cls.kind: cls for cls in (RigidLine, RigidCircle, RigidPlane, RigidSphere)}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..contact.obstacles import COUNTERPART, OBSTACLES
+from ..contact.obstacles import OBSTACLES, RigidObstacle
 from ..contact.pairs import ContactPair
 from ..friction import Frictionless, FrictionLaw
 from ..solve.problem import automatic_augmentation
@@ -19,7 +19,6 @@ from .body import SurfaceRef
 
 FORMULATIONS = ("node_to_segment", "mortar")
 ENFORCEMENTS = ("multiplier", "penalty")
-OBSTACLE_TYPES = tuple(OBSTACLES.values())
 
 
 @dataclass(frozen=True)
@@ -88,16 +87,16 @@ class Contact:
     def __post_init__(self):
         if not isinstance(self.slave, SurfaceRef):
             raise ValueError("slave must be a body's surface (body.surface('name'))")
-        if not isinstance(self.master, (SurfaceRef, *OBSTACLE_TYPES)):
-            raise ValueError("master must be a body's surface or a RigidLine, RigidCircle, "
-                             f"RigidPlane or RigidSphere, got {type(self.master).__name__}")
+        if not isinstance(self.master, (SurfaceRef, RigidObstacle)):
+            *names, last = (cls.__name__ for cls in OBSTACLES.values())
+            raise ValueError(f"master must be a body's surface or a {', '.join(names)} or {last}, "
+                             f"got {type(self.master).__name__}")
         if not isinstance(self.friction, FrictionLaw):
             raise ValueError(f"friction must be a friction law (fecontact.Coulomb(mu), ...), "
                              f"got {self.friction!r}")
         dim = self.slave.body.dim
-        if isinstance(self.master, OBSTACLE_TYPES) and self.master.dim != dim:
-            raise ValueError(f"obstacle = {self.master.kind!r} is a {self.master.dim}D obstacle; "
-                             f"the bodies are {dim}D (use {COUNTERPART[self.master.kind]!r})")
+        if isinstance(self.master, RigidObstacle) and self.master.dim != dim:
+            raise ValueError(f"obstacle = {self.master.mismatch(dim)}")
         if self.formulation not in FORMULATIONS:
             raise ValueError(f"formulation = {self.formulation!r}; choose one of "
                              f"{', '.join(FORMULATIONS)}")
