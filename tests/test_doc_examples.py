@@ -25,6 +25,7 @@ REQUIRED = (
     "Body", "Body.fix", "Body.pressure", "LinearElastic", "NeoHookean", "Contact", "Tie",
     "Model", "Model.solve", "Model.solve_dynamic",
     "Solution", "Solution.reaction", "Solution.pair", "Solution.to_pyvista", "Solution.write_vtu",
+    "RigidLine", "RigidCircle", "RigidPlane", "RigidSphere",
     "Amplitude", "Coulomb", "StaticKinetic", "VelocityDependent", "SmoothIPC", "Frictionless",
     "FrictionLaw", "status_counts", "load_mesh", "run_case", "load_case", "build_model",
     "SteppingOptions", "NewtonOptions", "DynamicsOptions", "make_backend", "residual_check",

@@ -327,6 +327,20 @@ class RigidLine(_Flat):
     amplitude : Amplitude, optional
         Default: the analysis' (a ramp over ``[0, 1]`` in statics,
         constant in dynamics; the model sets it).
+
+    Examples
+    --------
+    The floor ``y = 0``: the signed distance of points above and below it,
+    and the same line rising by 0.1 over the load ramp, half-way:
+
+    >>> import numpy as np
+    >>> import fecontact as fc
+    >>> floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 2.0))
+    >>> floor.normal.tolist(), floor.gap(np.array([[0.5, 0.1], [0.2, -0.05]]), 0.0).tolist()
+    ([0.0, 1.0], [0.1, -0.05])
+    >>> lift = fc.RigidLine((0.0, 0.0), (0.0, 1.0), displacement=(0.0, 0.1), amplitude=fc.Amplitude.ramp())
+    >>> lift.position(0.5).tolist()
+    [0.0, 0.05]
     """
 
     #: the obstacle's name in case files (``obstacle = "line"``), its dimension and its
@@ -357,6 +371,20 @@ class RigidCircle(_Round):
         The slave body lies inside the circle (a hole) instead of outside.
     displacement, amplitude
         As for :class:`RigidLine`.
+
+    Examples
+    --------
+    A cylindrical punch of radius 0.5 pressed 0.05 into the top of a block
+    clamped at the bottom:
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+    >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3)).fix("bottom")
+    >>> punch = fc.RigidCircle(center=(0.5, 1.5), radius=0.5, displacement=(0.0, -0.05))
+    >>> result = fc.Model([block], [fc.Contact(block.surface("top"), punch)]).solve(steps=2)
+    >>> result.converged, fc.status_counts(result.contact().status).open
+    (True, 4)
     """
 
     #: the obstacle's name in case files (``obstacle = "circle"``), its dimension and its
@@ -386,6 +414,19 @@ class RigidPlane(_Flat):
         Normalised on construction.
     displacement, amplitude
         As for :class:`RigidLine`.
+
+    Examples
+    --------
+    A unit cube of 8 hexahedra pushed 0.01 onto the plane ``z = 0``:
+
+    >>> import skfem
+    >>> import fecontact as fc
+    >>> cube = fc.Body("cube", skfem.MeshHex().refined(1).with_defaults(), "Q1",
+    ...                fc.LinearElastic(E=1e3, nu=0.3)).fix("back", x=0.0, y=0.0, z=-0.01)
+    >>> floor = fc.RigidPlane(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0))
+    >>> result = fc.Model([cube], [fc.Contact(cube.surface("front"), floor)]).solve()
+    >>> result.converged, result.pressure.shape, bool(result.pressure.min() > 0)
+    (True, (9,), True)
     """
 
     #: the obstacle's name in case files (``obstacle = "plane"``), its dimension and its
@@ -413,6 +454,17 @@ class RigidSphere(_Round):
         The slave body lies inside the sphere (a cavity) instead of outside.
     displacement, amplitude
         As for :class:`RigidLine`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fecontact as fc
+    >>> ball = fc.RigidSphere(center=(0.0, 0.0, 2.0), radius=1.0)
+    >>> ball.gap(np.array([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]), 0.0).tolist()   # distances to its surface
+    [0.5, 1.0]
+    >>> cavity = fc.RigidSphere(center=(0.0, 0.0, 0.0), radius=1.0, inside=True)
+    >>> np.round(cavity.gap(np.array([[0.0, 0.0, 0.9]]), 0.0), 6).tolist()
+    [0.1]
     """
 
     #: the obstacle's name in case files (``obstacle = "sphere"``), its dimension and its
