@@ -73,6 +73,7 @@ PLAN = [
                          ("Add an element kind", "developer/add-element-kind.md"),
                          ("Add a linear backend", "developer/add-backend.md"),
                          ("Add an output field", "developer/add-output-field.md"),
+                         ("Add a rigid obstacle", "developer/add-obstacle.md"),
                          ("Decision records", Discover("developer/decisions"))]),
 ]
 

@@ -230,9 +230,10 @@ def master_table(obstacles=None) -> type:
         ``displacement`` and ``amplitude``.
     """
     obstacles = tuple(OBSTACLES.values()) if obstacles is None else obstacles
-    shapes = {dim: " or ".join(cls.kind for cls in obstacles if cls.dim == dim) for dim in (2, 3)}
-    doc = ("A body's boundary, or a rigid obstacle ("
-           + ", ".join(f"{names} in {dim}D" for dim, names in shapes.items() if names) + ").")
+    shapes = {dim: [cls.kind for cls in obstacles if cls.dim == dim] for dim in (2, 3)}
+    doc = ("A body's boundary, or a rigid obstacle (" + ", ".join(
+        f"{' or '.join([', '.join(kinds[:-1]), kinds[-1]] if kinds[:-1] else kinds)} in {dim}D"
+        for dim, kinds in shapes.items() if kinds) + ").")
     fields = [("body", Name | Unset, UNSET), ("boundary", Name | Unset, UNSET),
               ("obstacle", Literal[tuple(cls.kind for cls in obstacles)] | Unset, UNSET)]
     fields += [(key, Annotated[Vector if kind is Coordinates else kind, Meta(description=text)]
