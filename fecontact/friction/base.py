@@ -125,8 +125,9 @@ class FrictionResponse:
         True where the node slides (the corrector is active, or the smooth
         law is beyond its static range).
     coefficient : ndarray, shape (m,)
-        Friction coefficient the law used (the cone ``|F| <= coefficient *
-        lam`` holds with ``lam = lam_hat``, or ``lam_n0`` for lagged laws).
+        Friction coefficient the law used (the cone
+        ``|F| <= coefficient * lam`` holds with ``lam = lam_hat``, or
+        ``lam_n0`` for lagged laws).
     """
 
     traction: np.ndarray
