@@ -66,22 +66,20 @@ that longest-edge bisection produces: a criss-cross ("4-8") pattern of right
 triangles in which nodes with 4 and with 8 neighbouring triangles alternate,
 with lumped areas in the ratio 1:2.  The two classes of nodes respond to the
 curved Hertz indentation with different stencils, and their pressures fall
-on two branches about 5 % apart; the lower branch lies on the Hertz curve.
+on two branches; the lower branch lies on the Hertz curve.
 Bisection of Kuhn tetrahedra gives this pattern at every level whatever the
 tie-breaking of equal edges (checked), so the remedy is a mesher whose
 contact surface has uniform valence, not a change of the contact
 formulation: the consistent L2 projection of the same nodal forces
-oscillates more (17 % peak excess), not less.
+oscillates more, not less ([the decision record](developer/decisions/tet-pressure-oscillation.md)).
 
 `cattaneo3d` couples two deformable bodies, so the active contact DOFs of
-both surfaces (about 4,200 displacement DOFs and 2,000 multipliers) enter
-the condensed system of every Newton iteration.  Its displacement block is
-eliminated exactly without the contact curvature terms (sparse products and
-a 2,000 x 2,000 dense factorisation), and GMRES preconditioned by that
-elimination brings the curvature terms back in 10-15 iterations, so the
-Newton step stays exact: 0.5-1 s per iteration instead of 3.5 s for the
-dense 6,200 x 6,200 solve (whole case 146 s instead of 210 s).  The rest is
-mostly the 4,200 compliance columns (one back-substitution each).  Its shear
+both surfaces enter the condensed system of every Newton iteration.  Its
+displacement block is eliminated exactly without the contact curvature terms
+(sparse products and a dense factorisation of the multiplier block), and
+GMRES preconditioned by that elimination brings the curvature terms back, so
+the Newton step stays exact at a fraction of the cost of the dense condensed
+solve ([the decision record](developer/decisions/krylov-backends.md)).  Its shear
 traction is {cattaneo3d_shear:.1%} from Mindlin's in relative L2 (target 8 %); the error sits
 in the nodes at the contact edge, where the traction falls to zero like a
 square root over one or two elements, and at the stick-slip boundary, where
