@@ -23,6 +23,7 @@ from fecontact.case.schema import CaseError, load_case
 from fecontact.case.types import CaseFile, case_file, case_schema
 from fecontact.contact import obstacles
 from fecontact.contact.obstacles import OBSTACLES, Obstacle, RigidLine, RigidObstacle
+from fecontact.fields import Number
 from fecontact.solve.backends import DirectBackend
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +42,7 @@ def ramp():
     """The how-to's class, defined in the namespace of fecontact/contact/obstacles.py, and
     removed from the registry after."""
     namespace = dict(vars(obstacles))
+    namespace["Number"] = Number                 # the import the how-to adds to the module
     try:
         exec(compile(_howto_class_source(), str(HOWTO), "exec"), namespace)
         yield namespace["RigidRamp"]
