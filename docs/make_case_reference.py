@@ -1,12 +1,14 @@
-"""Write ``docs/case_reference.md`` and ``docs/case.schema.json`` from the case-file schema.
+"""Write ``docs/case_reference.md`` and ``docs/case.schema.json`` from the case-file schema,
+and the table of element kinds of ``docs/guide/bodies.md`` from their registry.
 
 The page lists every table of a case file with its keys, their types and
 ranges, and whether they are required, all read from the JSON Schema that
 ``fecontact schema`` prints (:func:`fecontact.case.types.case_schema`), and
 the keys each friction law reads from the friction-law registry
 (:mod:`fecontact.friction.registry`), so the page cannot drift from what
-the reader accepts.  A test regenerates
-both in memory and compares.
+the reader accepts.  The user guide's table of element kinds is written
+from :data:`fecontact.mesh.elements.KINDS` between marker comments
+(:mod:`page_blocks`).  Tests regenerate all three in memory and compare.
 
 Run from the repository root::
 
@@ -16,6 +18,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from fecontact.case.friction import DEFAULT_LAW
@@ -23,6 +26,12 @@ from fecontact.case.types import case_schema
 from fecontact.friction import registry
 
 DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS))
+from page_blocks import splice  # noqa: E402  (docs/page_blocks.py)
+
+#: The page with the table of element kinds, and this script as its marker names it
+BODIES_PAGE = DOCS / "guide" / "bodies.md"
+SCRIPT = "docs/make_case_reference.py"
 #: Where each table sits in a case file
 PLACES = {
     "CaseFile": "top level", "BodyTable": "[[bodies]]", "MaterialTable": "[bodies.material] / materials.NAME",
@@ -123,10 +132,28 @@ def render(schema: dict) -> str:
     return "\n".join(lines)
 
 
+def element_table() -> str:
+    """The Markdown table of the registered element kinds (name, meshes, elements, VTK cells)."""
+    from fecontact.mesh.elements import KINDS
+
+    def names(types):
+        return ", ".join(f"`{t.__name__}`" for t in types)
+
+    lines = ["| element | what it is | meshes | scikit-fem elements | result-file cells "
+             "| the default on |", "|---|---|---|---|---|---|"]
+    for kind in KINDS.values():
+        cells = list(kind.cells)
+        lines.append(f"| `\"{kind.name}\"` | {kind.description} | {names(c.mesh for c in cells)} "
+                     f"| {names(c.element for c in cells)} | {', '.join(c.vtk for c in cells)} "
+                     f"| {names(t for c in cells for t in c.defaults)} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     schema = case_schema()
     (DOCS / "case.schema.json").write_text(json.dumps(schema, indent=2) + "\n")
     (DOCS / "case_reference.md").write_text(render(schema))
+    BODIES_PAGE.write_text(splice(BODIES_PAGE.read_text(), SCRIPT, {"element-kinds": element_table()}))
 
 
 if __name__ == "__main__":

@@ -313,3 +313,12 @@ def test_reference_page_and_schema_file_are_generated_from_the_schema():
         "run python docs/make_case_reference.py"
     assert json.loads((ROOT / "docs" / "case.schema.json").read_text()) == \
         json.loads(json.dumps(schema))
+    # the user guide's table of element kinds is the registry's
+    from page_blocks import blocks
+
+    tables = [body for script, name, body in blocks((ROOT / "docs" / "guide" / "bodies.md").read_text())
+              if name == "element-kinds"]
+    assert tables == [module.element_table()], "run python docs/make_case_reference.py"
+    from fecontact.mesh.elements import KINDS
+
+    assert all(f'`"{name}"`' in tables[0] for name in KINDS)
