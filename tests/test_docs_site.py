@@ -7,7 +7,8 @@
 * reST roles: every form becomes a link to a documented public name or plain
   code, never role text; code spans and fenced code are left alone;
 * the API groups cover ``fecontact.__all__`` exactly;
-* the navigation: eight sections, discovered folders, missing pages.
+* the navigation: eight sections, discovered folders, missing pages;
+* the developer guide's table of extensions states each how-to page's file count.
 """
 
 import inspect
@@ -15,6 +16,7 @@ import re
 
 import pytest
 
+from conftest import ROOT
 from docs_build import build_site_module
 
 pytest.importorskip("markdown")
@@ -165,3 +167,17 @@ def test_navigation_plan_has_eight_sections(tmp_path):
     assert ("Theory", "theory.md") in nav
     assert "getting-started/tutorial.md" in missing and "theory.md" not in missing
     assert structure.pages_of(nav, ("User guide",)) == [p for _, p in laws]
+
+
+def test_the_developer_guide_states_the_file_count_of_each_how_to_page():
+    """The table of extensions on the developer guide's front page gives, for each
+    "how to add" page, the count that page states ("Files you write: N")."""
+    developer = ROOT / "docs" / "developer"
+    rows = re.findall(r"^\| \[[^\]]+\]\((add-[\w-]+\.md)\) \| (\d+):", (developer / "index.md").read_text(),
+                      flags=re.M)
+    pages = sorted(p.name for p in developer.glob("add-*.md"))
+    assert sorted(page for page, _ in rows) == pages
+    for page, count in rows:
+        text = (developer / page).read_text()
+        stated = re.findall(r"\*\*Files you write: (\d+)", text)
+        assert stated[:1] == [count] or f"{count} in all" in text, (page, count, stated)
