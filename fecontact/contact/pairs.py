@@ -37,7 +37,7 @@ from .mortar3d import facing_pairs, pair_integrals
 from .obstacles import Obstacle
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_edge_reach, free_ends_2d, past_free_end_2d)
-from .surface import ContactSurface
+from .surface import ContactSurface, clamped_nodes, warn_clamped
 
 #: Margin of the 3D free-edge test, in edge lengths: a node farther past a free edge is open,
 #: and one that was so at the start of the increment stays open until it is back inside by as
@@ -139,6 +139,8 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
                     facet0: np.ndarray | None = None) -> PairKinematics:
     """Search, project and evaluate kinematics for one pair.
 
+    Clamped slave nodes (:func:`~fecontact.contact.surface.clamped_nodes`) are left out (:func:`leave_out`).
+
     Parameters
     ----------
     x, x0 : ndarray, shape (dim, n_nodes)
@@ -155,10 +157,16 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         :func:`fecontact.contact.search.closest_segments` and
         :func:`fecontact.contact.search.closest_facets`).
     """
+    dim = x.shape[0]
     kin = _node_kinematics(pair, system, x, x0, t, t0, tangent0, reference, facet0)
     if pair.slave.multiplier_map is not None and pair.formulation != "mortar":
-        return multiplier_rows(kin, pair.slave, tangent0)
-    return kin
+        kin = multiplier_rows(kin, pair.slave, tangent0)
+    clamped = clamped_nodes(pair.slave, system)
+    if not clamped.any():
+        return kin
+    if tangent0 is None and facet0 is None:
+        warn_clamped(pair, system, clamped)
+    return leave_out(kin, clamped, pair.slave.scale if dim == 2 else np.sqrt(pair.slave.scale))
 
 
 def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangent0, reference,
@@ -419,6 +427,21 @@ def open_rows(local: LocalKinematics, rows: np.ndarray, gap: np.ndarray) -> Loca
                    d_slip=local.d_slip * keep[:, None, None],
                    h_gap=local.h_gap * keep[:, None, None],
                    h_slip=local.h_slip * keep[:, None, None, None])
+
+
+def leave_out(kin: PairKinematics, rows: np.ndarray, size: np.ndarray) -> PairKinematics:
+    """Kinematics with the rows ``rows`` (bool, (m,)) open: gap ``max(|g|, size)``, no slip, no DOF.
+
+    Their multipliers are then zero (clamped slave nodes).  Where rows combine
+    nodes (``row_map``) the row is emptied; each node's own derivatives stay for its neighbours.
+    """
+    L = kin.local
+    gap = np.where(rows, np.maximum(np.abs(L.gap), size), L.gap)
+    if kin.row_map is None:
+        return replace(kin, local=open_rows(L, rows, gap))
+    keep = sp.diags(np.repeat(~rows, 1 + L.slip.shape[1]).astype(float))
+    return replace(kin, local=replace(L, gap=gap, slip=L.slip * ~rows[:, None]),
+                   row_map=(keep @ kin.row_map).tocsr())
 
 
 def _warn_past_free_ends(pair: ContactPair, system: BulkSystem, count: int) -> None:

@@ -37,10 +37,23 @@ traction and status interpolated from the two ends of their edge
 (:attr:`ContactSurface.interpolation`).  2D quadratic surfaces keep a
 multiplier at every node: there the integrals of the shape functions of a
 three-node segment are positive (1/6, 1/6, 2/3 of its length).
+
+*Clamped slave nodes.*  A slave node whose every displacement component is
+prescribed (:func:`clamped_nodes`) has a contact condition that no unknown
+can satisfy: its gap and slip move with the prescribed motion only (and,
+against a deformable master, with the master's).  Like an overconstraint
+that Abaqus resolves by removing the node from the slave surface, such a
+node is left out of the contact constraints of its pair
+(:func:`fecontact.contact.pairs.pair_kinematics`): its multiplier is zero,
+its status open, and the contact force it would carry goes to the support
+that holds it, in that support's reaction.  :func:`warn_clamped` logs one
+line per pair naming the nodes.
 """
 
 from __future__ import annotations
 
+import logging
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -49,7 +62,17 @@ import scipy.sparse as sp
 import skfem
 
 from ..bodies.body import ElasticBody
+from ..bodies.system import BulkSystem
 from ..mesh.elements import P2, FacetLayout
+from ..mesh.quality import format_point
+
+#: Clamped slave nodes named one by one in the warning of a pair (:func:`warn_clamped`)
+NAMED = 5
+
+logger = logging.getLogger(__name__)
+
+# pairs already warned about clamped slave nodes: id -> weak reference
+_WARNED: dict = {}
 
 
 @dataclass(frozen=True)
@@ -197,3 +220,42 @@ def transient_mapping(mesh: skfem.Mesh):
     finally:
         if not had and hasattr(mesh, "_cached_mapping"):
             del mesh._cached_mapping
+
+
+def clamped_nodes(surface: ContactSurface, system: BulkSystem) -> np.ndarray:
+    """The nodes of ``surface`` whose every displacement component is prescribed, shape (n,) of bool.
+
+    A prescribed component is a Dirichlet DOF (:attr:`fecontact.bodies.system.BulkSystem.fixed`);
+    a DOF of a coupling or a tie follows an unknown and is not prescribed.
+    """
+    dofs = system.node_dofs(system.global_nodes(surface.body, surface.nodes))
+    return np.all(system.fixed[dofs], axis=1)
+
+
+def clamped_message(pair_name: str, surface: ContactSurface, system: BulkSystem,
+                    clamped: np.ndarray) -> str:
+    """The warning line for the clamped slave nodes ``clamped`` (bool, (n,)) of one pair."""
+    body = system.bodies[surface.body]
+    nodes = surface.nodes[clamped]
+    supports = sorted({bc.name for bc in system.dirichlet
+                       if bc.body == surface.body and np.isin(bc.nodes, nodes).any()})
+    named = ", ".join(f"{int(j)} at {format_point(body.node_coords[:, j])}" for j in nodes[:NAMED])
+    more = f" and {nodes.size - NAMED} more" if nodes.size > NAMED else ""
+    several = nodes.size > 1
+    return (f"contact {pair_name!r}: slave node{'s' if several else ''} {named}{more} of body "
+            f"{body.name!r} (boundary {surface.boundary!r}) {'have' if several else 'has'} every "
+            f"displacement component prescribed (support{'s' if len(supports) > 1 else ''} "
+            f"{', '.join(repr(n) for n in supports)}), so no unknown can satisfy "
+            f"{'their' if several else 'its'} contact condition (an overconstraint): "
+            f"{'they are' if several else 'it is'} left out of the pair's contact constraints "
+            f"(zero pressure, open) and {'their' if several else 'its'} contact force is "
+            f"carried by the support, in its reaction")
+
+
+def warn_clamped(pair, system: BulkSystem, clamped: np.ndarray) -> None:
+    """Log :func:`clamped_message` once per contact pair ``pair`` (a ContactPair)."""
+    ref = _WARNED.get(id(pair))
+    if ref is not None and ref() is pair:
+        return
+    _WARNED[id(pair)] = weakref.ref(pair)
+    logger.warning(clamped_message(pair.name, pair.slave, system, clamped))
