@@ -441,7 +441,7 @@ def leave_out(kin: PairKinematics, rows: np.ndarray, size: np.ndarray) -> PairKi
         return replace(kin, local=open_rows(L, rows, gap))
     keep = sp.diags(np.repeat(~rows, 1 + L.slip.shape[1]).astype(float))
     return replace(kin, local=replace(L, gap=gap, slip=L.slip * ~rows[:, None]),
-                   row_map=(keep @ kin.row_map).tocsr())
+                   row_map=(keep @ kin.row_map).tocsr(), node_gap=np.where(rows, gap, kin.own_gap))
 
 
 def _warn_past_free_ends(pair: ContactPair, system: BulkSystem, count: int) -> None:

@@ -1,0 +1,162 @@
+"""Clamped slave nodes: a slave node whose every displacement component is prescribed.
+
+No unknown can satisfy the contact condition of such a node; it is left out
+of its pair's contact constraints (open, zero pressure), its contact force is
+carried by the support that clamps it, and the pair logs one line naming it.
+The classic plate pressed and pushed on a rigid base with Coulomb friction
+(mu = 1), one corner of the contact edge clamped, must then be solved in
+every increment without cut-backs and agree with the same model whose slave
+surface leaves the clamped node out.
+"""
+
+import logging
+
+import numpy as np
+import pytest
+import skfem
+
+import fecontact as fc
+
+NEWTON = {"tolerance": 1e-10}
+#: press to t = 0.5, then push sideways with the press held
+PRESS = fc.Amplitude((0.0, 0.5, 1.0), (0.0, 1.0, 1.0))
+PUSH = fc.Amplitude((0.0, 0.5, 1.0), (0.0, 0.0, 1.0))
+
+
+def _plate(exclude: bool, push: float = 0.02, formulation: str = "node_to_segment") -> fc.Model:
+    """Q1 plate 4 x 1 pressed (top y = -0.01) and pushed (top x = ``push``) on a rigid line, corner clamped.
+
+    With ``push = 0.02`` the whole contact edge sticks; with ``0.05`` it
+    slides but for its far end.
+    """
+    mesh = skfem.MeshQuad.init_tensor(np.linspace(0, 4, 17), np.linspace(0, 1, 5)).with_defaults()
+    plate = fc.Body("plate", mesh, "Q1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    plate.fix("top", y=-0.01, amplitude=PRESS, name="top-y")
+    plate.fix("top", x=push, amplitude=PUSH, name="top-x")
+    plate.fix(point=(0.0, 0.0), x=0.0, y=0.0, name="corner")
+    slave = (plate.surface(lambda x: np.isclose(x[1], 0.0) & (x[0] > 0.2), name="contact") if exclude
+             else plate.surface("bottom"))
+    base = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    return fc.Model([plate], [fc.Contact(slave, base, fc.Coulomb(1.0), name="base",
+                                         formulation=formulation)])
+
+
+def _block3d(exclude: bool) -> fc.Model:
+    """Hexahedral block 2 x 1 x 0.5 pressed and pushed on a rigid plane, the corner (0, 0, 0) clamped."""
+    mesh = skfem.MeshHex.init_tensor(np.linspace(0, 2, 5), np.linspace(0, 1, 3),
+                                     np.linspace(0, 0.5, 3)).with_defaults()
+    block = fc.Body("block", mesh, "Q1", fc.LinearElastic(E=1e3, nu=0.3))
+    block.fix(lambda x: np.isclose(x[2], 0.5), z=-0.005, amplitude=PRESS, name="top-z")
+    block.fix(lambda x: np.isclose(x[2], 0.5), x=0.03, y=0.0, amplitude=PUSH, name="top-xy")
+    block.fix(point=(0.0, 0.0, 0.0), x=0.0, y=0.0, z=0.0, name="corner")
+    bottom = lambda x: np.isclose(x[2], 0.0) & ~((x[0] < 0.5) & (x[1] < 0.5)) if exclude \
+        else np.isclose(x[2], 0.0)
+    slave = block.surface(lambda x: bottom(x), name="contact")
+    base = fc.RigidPlane(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0))
+    return fc.Model([block], [fc.Contact(slave, base, fc.Coulomb(1.0), name="base")])
+
+
+def _two_bodies(exclude: bool, formulation: str = "node_to_segment") -> fc.Model:
+    """A Q1 block (slave, 1 x 0.5) on a softer Q1 foundation (master, 3 x 1), non-matching meshes.
+
+    The block's corner (0, 0) on the interface is clamped; its top is pressed
+    and pushed; the foundation's bottom is clamped.
+    """
+    low = skfem.MeshQuad.init_tensor(np.linspace(-1, 2, 10), np.linspace(-1, 0, 4)).with_defaults()
+    top = skfem.MeshQuad.init_tensor(np.linspace(0, 1, 9), np.linspace(0, 0.5, 5)).with_defaults()
+    foundation = fc.Body("foundation", low, "Q1", fc.LinearElastic(E=1e2, nu=0.3, plane="strain"))
+    block = fc.Body("block", top, "Q1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    foundation.fix("bottom", name="ground")
+    block.fix("top", y=-0.01, amplitude=PRESS, name="top-y")
+    block.fix("top", x=0.005, amplitude=PUSH, name="top-x")
+    block.fix(point=(0.0, 0.0), x=0.0, y=0.0, name="corner")
+    slave = (block.surface(lambda x: np.isclose(x[1], 0.0) & (x[0] > 0.1), name="contact") if exclude
+             else block.surface("bottom"))
+    pair = fc.Contact(slave, foundation.surface("top"), fc.Coulomb(1.0), name="interface",
+                      formulation=formulation)
+    return fc.Model([foundation, block], [pair])
+
+
+def _solve(model: fc.Model):
+    result = model.solve(steps=4, newton=NEWTON)
+    assert result.converged, result.failure
+    assert [r.cutbacks for r in result.records] == [0, 0, 0, 0]
+    return result
+
+
+def _relative(a: np.ndarray, b: np.ndarray, floor: float = 0.0) -> float:
+    """``max |a - b|`` relative to ``max |b|`` (or to ``floor`` where ``b`` is smaller)."""
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), floor))
+
+
+CASES = {"plate2d_stuck": (_plate, "base", (0.25, 0.0)),
+         "plate2d_sliding": (lambda exclude: _plate(exclude, push=0.05), "base", (0.25, 0.0)),
+         "block3d": (_block3d, "base", (0.5, 0.0, 0.0)),
+         "two_bodies": (_two_bodies, "interface", (0.125, 0.0))}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_clamped_node_left_out_agrees_with_surface_without_it(case, caplog):
+    build, name, neighbour = CASES[case]
+    with caplog.at_level(logging.WARNING, logger="fecontact"):
+        clamped = _solve(build(False))
+    lines = [r.getMessage() for r in caplog.records if "every displacement component" in r.getMessage()]
+    assert len(lines) == 1
+    assert f"contact {name!r}" in lines[0] and "slave node " in lines[0] and "'corner'" in lines[0]
+    assert ("at (0, 0)" if case != "block3d" else "at (0, 0, 0)") in lines[0]
+    reference = _solve(build(True))
+    full, part = clamped.contact(name), reference.contact(name)
+    # the clamped node: open, no pressure, no force
+    at = np.flatnonzero(np.all(np.isclose(full.points, 0.0), axis=0))
+    assert at.size == 1 and full.pressure[at] == 0.0 and np.all(full.force[:, at] == 0.0)
+    assert full.status[at] == 0
+    # every node of the reduced surface is in the full one, at the same place
+    index = np.array([int(np.argmin(np.linalg.norm(full.points - p[:, None], axis=0))) for p in part.points.T])
+    assert np.allclose(full.points[:, index], part.points)
+    # displacements along the contact edge (every node of the full slave surface)
+    body = clamped.problem.system.bodies[clamped.problem.pairs[0].slave.body].name
+    nodes = clamped.problem.pairs[0].slave.nodes
+    u_full = clamped.body_displacement(body)[:, nodes]
+    u_part = reference.body_displacement(body)[:, nodes]
+    # a stuck edge does not move: its displacements are round-off, measured against a millionth
+    # of the body's largest displacement (the prescribed motion of the top)
+    moved = np.abs(reference.body_displacement(body)).max()
+    assert _relative(u_full, u_part, floor=1e-6 * moved) <= 1e-6
+    # the normal reaction of the node next to the clamped corner, and every node's force
+    k = int(np.argmin(np.linalg.norm(part.points - np.array(neighbour)[:, None], axis=0)))
+    normal = -1 if case == "block3d" else 1
+    assert abs(full.force[normal, index[k]] - part.force[normal, k]) <= 1e-6 * np.abs(part.force).max()
+    assert _relative(full.force[:, index], part.force) <= 1e-6
+    # the corner support carries the clamped node's contact force: same reactions as without it
+    for support in ("corner",):
+        assert np.allclose(clamped.reaction(support), reference.reaction(support),
+                           atol=1e-6 * np.abs(reference.reaction(support)).max())
+
+
+def test_mortar_pair_with_a_clamped_node_is_solved():
+    """Mortar: the clamped node's multiplier row is left out the same way (its neighbours' dual functions unchanged)."""
+    result = _solve(_two_bodies(False, formulation="mortar"))
+    fields = result.contact("interface")
+    at = np.flatnonzero(np.all(np.isclose(fields.points, 0.0), axis=0))
+    assert fields.pressure[at] == 0.0 and fields.status[at] == 0
+    assert fields.pressure.max() > 0.0
+
+
+def test_quadratic_surface_with_a_clamped_vertex_is_solved():
+    """P2 tetrahedra (vertex multipliers, weighted rows): the clamped vertex's row is emptied."""
+    mesh = skfem.MeshTet.init_tensor(np.linspace(0, 1, 4), np.linspace(0, 1, 4),
+                                     np.linspace(0, 0.5, 3)).with_defaults()
+    block = fc.Body("block", mesh, "P2", fc.LinearElastic(E=1e3, nu=0.3))
+    top = lambda x: np.isclose(x[2], 0.5)
+    block.fix(top, z=-0.005, amplitude=PRESS, name="top-z")
+    block.fix(top, x=0.02, y=0.0, amplitude=PUSH, name="top-xy")
+    block.fix(point=(0.0, 0.0, 0.0), x=0.0, y=0.0, z=0.0, name="corner")
+    slave = block.surface(lambda x: np.isclose(x[2], 0.0), name="contact")
+    base = fc.RigidPlane(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0))
+    result = _solve(fc.Model([block], [fc.Contact(slave, base, fc.Coulomb(1.0), name="base")]))
+    fields = result.contact("base")
+    at = np.flatnonzero(np.all(np.isclose(fields.points, 0.0), axis=0))
+    assert fields.pressure[at] == 0.0 and fields.status[at] == 0
+    # the supports and contact balance: the corner's reaction holds what contact does not
+    total = sum(np.asarray(result.reaction(n)) for n in ("top-z", "top-xy", "corner"))
+    assert np.allclose(total + fields.force.sum(axis=1), 0.0, atol=1e-8 * np.abs(fields.force).sum())
