@@ -160,3 +160,26 @@ def test_quadratic_surface_with_a_clamped_vertex_is_solved():
     # the supports and contact balance: the corner's reaction holds what contact does not
     total = sum(np.asarray(result.reaction(n)) for n in ("top-z", "top-xy", "corner"))
     assert np.allclose(total + fields.force.sum(axis=1), 0.0, atol=1e-8 * np.abs(fields.force).sum())
+
+
+def test_a_node_touching_with_its_normal_motion_prescribed_is_named_before_solving():
+    """The corner held in y only (the contact normal): its closed normal row would be singular."""
+    mesh = skfem.MeshQuad.init_tensor(np.linspace(0, 4, 17), np.linspace(0, 1, 5)).with_defaults()
+    plate = fc.Body("plate", mesh, "Q1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    plate.fix("top", y=-0.01, name="top-y")
+    plate.fix(point=(0.0, 0.0), y=0.0, name="corner")
+    base = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    model = fc.Model([plate], [fc.Contact(plate.surface("bottom"), base, fc.Coulomb(1.0), name="base")])
+    findings = model.check()
+    assert len(findings) == 1
+    line = findings[0]
+    assert line.startswith("contact 'base': slave node 0 of body 'plate' at (0, 0)")
+    assert "displacement y is prescribed ('corner')" in line and "singular" in line
+    with pytest.raises(ValueError, match="no unknown can change its gap"):
+        model.solve()
+    # held along x only (tangential to the contact): no finding, solved
+    free = fc.Body("plate", mesh, "Q1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    free.fix("top", y=-0.01, name="top-y").fix(point=(0.0, 0.0), x=0.0, name="corner")
+    model = fc.Model([free], [fc.Contact(free.surface("bottom"), base, fc.Coulomb(1.0), name="base")])
+    assert model.check() == []
+    assert model.solve(newton=NEWTON).converged

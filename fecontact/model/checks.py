@@ -19,6 +19,13 @@ and ``fecontact check`` alike:
 * **initial penetration** — no slave node may start more than
   ``penetration_tolerance`` (a contact-pair key; default ``1e-6`` times
   the diagonal of the bodies' bounding box) inside the master;
+* **dead contact rows** — a slave node that touches the master at the start
+  (gap within the initial-penetration tolerance) and whose normal gap no
+  unknown can change (its motion along the normal is prescribed, or it is
+  tied to the body it touches) has a singular normal contact row.  A node
+  whose every component is prescribed is not one: it is left out of its
+  pair's contact constraints with a warning
+  (:func:`fecontact.contact.surface.clamped_nodes`);
 * **rigid-body modes** (quasi-static analyses) — every rigid motion of a
   body that no Dirichlet condition, coupling or spring removes must change
   some contact gap, or with friction some slip; otherwise the stiffness is
@@ -160,6 +167,68 @@ def contact_findings(problem, places: Places = Places(), tolerances: dict | None
     return out
 
 
+def _held_by(problem, pair, node: int) -> str:
+    """Why the gap of body-local slave node ``node`` of ``pair`` follows no unknown, in words."""
+    sysm = problem.system
+    dofs = sysm.node_dofs(sysm.global_nodes(pair.slave.body, np.array([node])))[0]
+    fixed = [c for c in range(problem.dim) if sysm.fixed[dofs[c]]]
+    supports = sorted({bc.name for bc in sysm.dirichlet if bc.body == pair.slave.body
+                       and node in bc.nodes and set(bc.components) & set(fixed)})
+    why = []
+    if fixed:
+        why.append(f"its displacement {', '.join('xyz'[c] for c in fixed)} is prescribed "
+                   f"({', '.join(repr(n) for n in supports)})")
+    if sysm.tied is not None and np.any(sysm.tied[dofs]):
+        why.append("it is tied to another body's surface")
+    return " and ".join(why) or "the master points it faces are held the same way"
+
+
+def dead_row_findings(problem, places: Places = Places(), tolerances: dict | None = None) -> list:
+    """Slave nodes touching at the start whose normal gap no unknown changes (one line per pair).
+
+    The normal row ``B_n T`` of such a node is zero (relative to ``B_n``,
+    1e-8), so its closed contact condition is a zero row of the Newton
+    matrix.  Nodes without contact rows (clamped, past a free end) are not
+    counted.
+
+    Returns
+    -------
+    list of str
+    """
+    if not problem.pairs:
+        return []
+    sysm, d = problem.system, problem.dim
+    with np.errstate(all="ignore"):
+        kin = problem.kinematics(np.zeros(sysm.n_dofs), 0.0, None)
+    Bn = kinematic_operator(kin, sysm.n_dofs).tocsr()[::d]
+    if not np.all(np.isfinite(Bn.data)):
+        return []         # undefined projections, reported by contact_findings
+    full = np.sqrt(np.asarray(Bn.multiply(Bn).sum(axis=1)).ravel())
+    BT = (Bn @ sysm.T).tocsr()
+    reduced = np.sqrt(np.asarray(BT.multiply(BT).sum(axis=1)).ravel())
+    dead = (full > 0.0) & (reduced <= 1e-8 * full)
+    if not dead.any():
+        return []
+    tolerances = tolerances or {}
+    diagonal = float(np.linalg.norm(np.ptp(problem.X, axis=1)))
+    out = []
+    for pair, s in zip(problem.pairs, problem.slices):
+        tol = tolerances.get(pair.name.removesuffix("-reverse"))
+        tol = PENETRATION * diagonal if tol is None else float(tol)
+        rows = np.flatnonzero(dead[s] & (kin.own_gap[s] <= tol))
+        if pair.name.endswith("-reverse") or rows.size == 0:
+            continue
+        body = sysm.bodies[pair.slave.body]
+        node = int(pair.slave.nodes[rows[0]])
+        out.append(f"{places.prefix}{places.pair(pair.name)}: slave node {node} of body {body.name!r} "
+                   f"at {format_point(body.node_coords[:, node])} touches the master and no unknown "
+                   f"can change its gap: {_held_by(problem, pair, node)} (nodes affected: "
+                   f"{rows.size}); its normal contact condition is a singular row; release the "
+                   f"displacement along the contact normal, prescribe every component (a clamped "
+                   f"node is left out of the contact), or leave the node out of the slave surface")
+    return out
+
+
 def _describe(mode: np.ndarray, dim: int) -> str:
     """Name a rigid motion from its nodal values (dim, n): translation and/or rotation."""
     axes = "xyz"
@@ -261,4 +330,5 @@ def model_findings(problem, places: Places = Places(), tolerances: dict | None =
     list of str
     """
     out = contact_findings(problem, places, tolerances)
+    out = out + (dead_row_findings(problem, places, tolerances) if not out else [])
     return out if dynamic else out + rigid_mode_findings(problem, places)
