@@ -197,8 +197,11 @@ class Model:
 
         The checks of :mod:`fecontact.model.checks`: undefined projections,
         slave and master surfaces that do not face each other, initial
-        penetration, and (quasi-static) rigid-body motions of a body that
-        neither supports nor contact hold, named by body and motion.
+        penetration, slave nodes touching the master whose gap no unknown
+        can change, and (quasi-static) rigid-body motions of a body that
+        neither supports nor contact hold, named by body and motion.  A
+        slave node with every component prescribed is not a finding: it is
+        left out of its pair's contact (a logged warning).
 
         Parameters
         ----------
