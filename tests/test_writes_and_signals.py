@@ -53,19 +53,36 @@ def test_replacing_leaves_the_old_file_when_the_writer_fails(tmp_path):
     assert target.read_text() == "old" and not temporary(target).exists()
 
 
+def _wait_for_output(proc, out: Path, limit: float = 120.0) -> None:
+    """Until the run has written into ``out`` (or ended, or ``limit`` seconds passed)."""
+    start = time.monotonic()
+    while proc.poll() is None and time.monotonic() - start < limit:
+        if out.is_dir() and any(out.glob("*.vtu")):
+            return
+        time.sleep(0.005)
+
+
+def _compiled_once() -> None:
+    """Import the command's modules once, so that a measured start-up is not the first
+    compilation of their bytecode (a fresh checkout has none)."""
+    subprocess.run([sys.executable, "-c", "import fecontact.__main__, fecontact.cli"], check=True)
+
+
 def test_sigkill_at_random_moments_leaves_whole_files_and_the_next_run_cleans_up(tmp_path):
-    """Six runs killed with SIGKILL between 1.2 s and 3.7 s: only whole files are left."""
+    """Six runs killed with SIGKILL while they write their steps, at 0 s to 1 s after the
+    first result file appears (so whatever the machine's load): only whole files are left."""
     args = ["run", str(FRICTION), *COARSE, "--quiet"]
     written = []
-    for k, delay in enumerate((1.2, 1.7, 2.2, 2.7, 3.2, 3.7)):
+    for k, delay in enumerate((0.0, 0.05, 0.15, 0.3, 0.6, 1.0)):
         out = tmp_path / f"killed{k}"
         proc = subprocess.Popen(COMMAND + args + ["--out", str(out)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
+        _wait_for_output(proc, out)
         time.sleep(delay)
         proc.kill()
         proc.wait()
         written.append(_whole_folder(out) if out.exists() else 0)
-    assert max(written) > 0, written               # some kills came after steps were written
+    assert max(written) > 0, written               # the kills came after steps were written
     # a temporary like the ones a kill leaves behind is removed by the next run there
     out = tmp_path / "killed5"
     out.mkdir(exist_ok=True)
@@ -159,7 +176,15 @@ def test_a_signal_after_the_final_summary_keeps_the_runs_exit_status(capsys, tmp
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_signals_while_importing_building_or_solving_end_in_one_line(tmp_path, signum):
-    """A signal 0.08 s to 2.5 s after start: one line, 128 + signum, never a traceback."""
+    """A signal 0.08 s to 2.5 s after start: one line, 128 + signum, never a traceback.
+
+    The handlers are installed by the command's first statement; a signal before it (the
+    interpreter still starting, which a loaded machine can stretch past 0.08 s) gets
+    Python's default action, which the earliest delay may meet: that outcome is told
+    apart (no output of the command at all, or a KeyboardInterrupt raised while
+    ``fecontact.__main__`` itself was being imported) and not counted.
+    """
+    _compiled_once()
     outcomes = []
     for k, delay in enumerate((0.08, 0.3, 0.6, 1.0, 1.5, 2.5)):
         out = tmp_path / f"run{k}"
@@ -169,6 +194,11 @@ def test_signals_while_importing_building_or_solving_end_in_one_line(tmp_path, s
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=120)
         if proc.returncode == 0:                    # finished before the signal
+            continue
+        before_handlers = (proc.returncode == -signum and not err) or (
+            err.rstrip().endswith("KeyboardInterrupt") and "fecontact/cli.py" not in err
+            and "in run" not in err)
+        if delay == 0.08 and before_handlers:
             continue
         lines = err.strip().splitlines()
         assert proc.returncode == 128 + signum, (delay, proc.returncode, err)
