@@ -97,12 +97,13 @@ class Jet:
     def __mul__(self, other):
         if isinstance(other, Jet):
             a, b = self, other
+            # a b'' + b a'' + a' b'^T + b' a'^T, summed in place (this order) to spare temporaries
+            hess = a.value[:, None, None] * b.hess
+            hess += b.value[:, None, None] * a.hess
             outer = a.grad[:, :, None] * b.grad[:, None, :]
-            return Jet(a.value * b.value,
-                       a.value[:, None] * b.grad + b.value[:, None] * a.grad,
-                       a.value[:, None, None] * b.hess
-                       + b.value[:, None, None] * a.hess
-                       + outer + np.swapaxes(outer, 1, 2))
+            hess += outer
+            hess += np.swapaxes(outer, 1, 2)
+            return Jet(a.value * b.value, a.value[:, None] * b.grad + b.value[:, None] * a.grad, hess)
         c = np.asarray(other, dtype=float)
         return Jet(self.value * c, self.grad * c[..., None] if c.ndim else self.grad * c,
                    self.hess * c[..., None, None] if c.ndim else self.hess * c)

@@ -36,8 +36,14 @@ unity of the ``N_j`` and exact integration.
 Derivatives are exact (:class:`fecontact.contact.jet.Jet`) for a fixed set of
 overlapping pairs.  A slave node whose support overlaps no master segment
 (or a share below ``THIN`` of it, e.g. a slave segment that only touches
-the free end of the master) is open (:func:`gather_rows`): a slave surface
-longer than the master carries no load beyond the master's ends.
+the free end of the master) is open (:meth:`MortarRows.finish`): a slave
+surface longer than the master carries no load beyond the master's ends.
+
+Each row's gradient and Hessian are held over the unknowns the row depends
+on (the nodes of its slave segments and of the master segments they
+overlap, :class:`MortarRows`), and the contributions are evaluated in
+batches, so memory and time grow with the number of overlapping pairs, not
+with the size of the master surface.
 """
 
 from __future__ import annotations
@@ -52,8 +58,12 @@ from .search import closest_segments
 GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))
 
 #: Share of its support below which a slave node counts as not covered by the
-#: master (:func:`gather_rows`).
+#: master (:meth:`MortarRows.finish`).
 THIN = 1e-3
+
+#: Contributions whose jets are evaluated at once (bounds the memory of the
+#: temporaries: a batch of jets of 8 variables)
+CHUNK_2D = 4096
 
 
 def _where(cond: np.ndarray, a: Jet, b: Jet) -> Jet:
@@ -171,7 +181,7 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
 
 
 def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_b,
-                        x_master_a0, x_master_b0, area, length, tangent0=None):
+                        x_master_a0, x_master_b0, area, length, tangent0=None, master_nodes=None):
     """Mortar kinematics of every slave node of one surface pair.
 
     Parameters
@@ -188,18 +198,21 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
         Reference lengths of the slave segments.
     tangent0 : ndarray, shape (m, 1, 2), optional
         Slip directions (start-of-step tangents); current ones if omitted.
+    master_nodes : ndarray of int, shape (n_f, 2), optional
+        Master node (``0..``) at the start and the end of each segment, so
+        that a node shared by two segments is one unknown of the rows; if
+        omitted, the end ``a`` of segment ``f`` is node ``2 f`` and ``b`` is
+        ``2 f + 1``.
 
     Returns
     -------
     local : LocalKinematics
         Rows ``gap_j = g~_j/A_j``, ``slip_j = Delta s~_j/A_j``; the local
-        variables are ``P`` slots of 8 (slave segment ends, master segment
-        ends) per row, ``P`` the largest number of contributions of a row
-        (:func:`gather_rows`).
-    slots : ndarray of int, shape (m, P, 4)
-        Slave row (``0..m-1``) or master segment end (``m + 2 f`` for ``a``,
-        ``m + 2 f + 1`` for ``b``) behind each slot's four points; ``-1`` in
-        unused slots.
+        variables of each row are the coordinates of the nodes it depends
+        on (:class:`MortarRows`).
+    slots : ndarray of int, shape (m, P, 1)
+        Slave row (``0..m-1``) or master node ``m + master_nodes[f, i]``
+        behind each pair of local variables; ``-1`` where unused.
     segment : ndarray of int, shape (m,)
         The node-to-segment closest master segment (reported as the node's facet).
     """
@@ -219,100 +232,152 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
     f2 = np.concatenate([fm, fm])
     first = np.repeat([True, False], e.size)
     row = np.where(first, i1[e2], i2[e2])
-    gap, slip, weight, normal = pair_integrals(
-        x_slave[i1[e2]], x_slave[i2[e2]], x_master_a[f2], x_master_b[f2],
-        x_slave0[i1[e2]], x_slave0[i2[e2]], x_master_a0[f2], x_master_b0[f2],
-        tangent0[row, 0, :], first, length[e2])
-    local, slots = gather_rows(m, row, gap, [slip], weight, normal,
-                               np.column_stack([i1[e2], i2[e2], m + 2 * f2, m + 2 * f2 + 1]),
-                               area, proj.distance, nts.normal, nts.tangent,
+    ends = (np.column_stack([2 * np.arange(x_master_a.shape[0]), 2 * np.arange(x_master_a.shape[0]) + 1])
+            if master_nodes is None else master_nodes)
+    rows = MortarRows(m, row, np.column_stack([i1[e2], i2[e2], m + ends[f2]]), 2, 1)
+    for start in range(0, row.size, CHUNK_2D):
+        c = slice(start, start + CHUNK_2D)
+        s1, s2, fc = i1[e2[c]], i2[e2[c]], f2[c]
+        gap, slip, weight, normal = pair_integrals(
+            x_slave[s1], x_slave[s2], x_master_a[fc], x_master_b[fc], x_slave0[s1], x_slave0[s2],
+            x_master_a0[fc], x_master_b0[fc], tangent0[row[c], 0, :], first[c], length[e2[c]])
+        rows.add(c, gap, [slip], weight, normal)
+    local, slots = rows.finish(area, proj.distance, nts.normal, nts.tangent,
                                lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :])
     return local, slots, f
 
 
-def gather_rows(m: int, row: np.ndarray, gap: Jet, slip: list, weight: np.ndarray,
-                normal: np.ndarray, points: np.ndarray, area: np.ndarray, distance: np.ndarray,
-                fallback_normal: np.ndarray, fallback_tangent: np.ndarray, tangent_of):
-    """Sum mortar contributions into the kinematic rows of the slave nodes.
+class MortarRows:
+    """Sums of mortar contributions in the kinematic rows of the slave nodes.
 
-    Contribution ``c`` belongs to row ``row[c]``; its ``k_c`` local
-    variables are the coordinates of ``points[c]`` (``n_p`` points of
-    ``d`` coordinates).  Row ``j`` gets ``gap_j = sum_c gap_c / A_j`` (and
-    the same for each slip component); its local variables are ``P`` slots
-    of ``k_c``, one per contribution, so that its Hessian is block diagonal.
-    Rows without contributions, or whose contributions cover less than
-    ``THIN`` of their support (``sum_c int N_j < THIN A_j``), are open: their
-    gap is ``distance`` but at least the node size ``h`` (``A_j`` in 2D,
-    ``sqrt(A_j)`` in 3D, so that ``c_n g >= f E^*`` and the return map sets
-    ``lam_j = 0`` from any iterate), with zero derivatives and the fallback
-    normal and tangents.
+    Contribution ``c`` belongs to row ``row[c]``; its ``k_c = n_p d`` local
+    variables are the ``d`` coordinates of its ``n_p`` points ``points[c]``
+    (identifiers of nodes: slave rows ``0..m-1``, master nodes from ``m``
+    on; equal identifiers are the same unknowns).  The local variables of
+    row ``j`` are the coordinates of the distinct points of its
+    contributions (the row's own index set: the nodes of its slave facets
+    and of the master facets they overlap), so a row's gradient and Hessian
+    are held over the unknowns it depends on, ``k = d P`` with ``P`` the
+    largest number of distinct points of a row, whatever the size of the
+    master surface.  Contributions are added in batches (:meth:`add`), so
+    their jets need not be held all at once.
+
+    Row ``j`` gets ``gap_j = sum_c gap_c / A_j`` (and the same for each slip
+    component).  Rows without contributions, or whose contributions cover
+    less than ``THIN`` of their support (``sum_c int N_j < THIN A_j``), are
+    open (:meth:`finish`).
 
     Parameters
     ----------
-    gap : Jet
-        Contributions ``int N_j g``, shape (c,), ``k_c`` variables.
-    slip : list of Jet
-        ``q`` tangential components of ``int N_j tau0 . (relative displacement)``.
-    weight : ndarray, shape (c,)
-        ``int N_j`` of each contribution (weights of the averaged normal).
-    normal : ndarray, shape (c, d)
+    m : int
+        Number of slave nodes (rows).
+    row : ndarray of int, shape (c,)
     points : ndarray of int, shape (c, n_p)
-        Point identifiers of each contribution's variables (slave rows
-        ``0..m-1``, master points from ``m`` on).
-    tangent_of : callable
-        Tangent basis, shape (m, q, d), of unit normals (m, d).
-
-    Returns
-    -------
-    local : LocalKinematics
-    slots : ndarray of int, shape (m, P, n_p)
-        Point identifiers per slot (``-1``: unused).
+    d : int
+        Dimension.
+    q : int
+        Number of slip components.
     """
-    q, d = len(slip), normal.shape[1]
-    kc = gap.grad.shape[1]
-    # rows covered by a vanishing part of their support (a slave segment that
-    # only touches the end of the master, overlap of round-off length) are
-    # open: their weighted gap would constrain nothing, a singular Newton row
-    covered = np.bincount(row, weights=weight, minlength=m) > THIN * area
-    take = covered[row]
-    if not take.all():
-        row, weight, normal, points = row[take], weight[take], normal[take], points[take]
-        gap = Jet(gap.value[take], gap.grad[take], gap.hess[take])
-        slip = [Jet(s.value[take], s.grad[take], s.hess[take]) for s in slip]
-    order = np.argsort(row, kind="stable")
-    counts = np.bincount(row, minlength=m)
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    slot = np.empty(row.size, int)
-    slot[order] = np.arange(row.size) - start[row[order]]
-    P = max(int(counts.max(initial=0)), 1)
-    k = kc * P
-    inv_area = 1.0 / area[row]
-    size = area if d == 2 else np.sqrt(area)
-    gap_v = np.where(covered, 0.0, np.maximum(distance, size))
-    np.add.at(gap_v, row, gap.value * inv_area)
-    slip_v = np.zeros((m, q))
-    d_gap = np.zeros((m, P, kc))
-    d_slip = np.zeros((m, q, P, kc))
-    h_gap = np.zeros((m, k, k))
-    h_slip = np.zeros((m, q, k, k))
-    d_gap[row, slot] = gap.grad * inv_area[:, None]
-    # Hessian blocks on the diagonal, block ``slot`` of row ``row``
-    r_idx = row[:, None, None]
-    idx = kc * slot[:, None] + np.arange(kc)
-    rows_, cols_ = idx[:, :, None], idx[:, None, :]
-    h_gap[r_idx, rows_, cols_] = gap.hess * inv_area[:, None, None]
-    for a, s_a in enumerate(slip):
-        np.add.at(slip_v[:, a], row, s_a.value * inv_area)
-        d_slip[row, a, slot] = s_a.grad * inv_area[:, None]
-        h_slip[r_idx, a, rows_, cols_] = s_a.hess * inv_area[:, None, None]
-    nrm = np.zeros((m, d))
-    np.add.at(nrm, row, weight[:, None] * normal)
-    size = np.linalg.norm(nrm, axis=1)
-    nrm = np.where(covered[:, None], nrm / np.where(size > 0, size, 1.0)[:, None], fallback_normal)
-    tangent = np.where(covered[:, None, None], tangent_of(nrm), fallback_tangent)
-    slots = np.full((m, P, points.shape[1]), -1)
-    slots[row, slot] = points
-    local = LocalKinematics(gap=gap_v, slip=slip_v, normal=nrm, tangent=tangent,
-                            d_gap=d_gap.reshape(m, k), d_slip=d_slip.reshape(m, q, k),
-                            h_gap=h_gap, h_slip=h_slip)
-    return local, slots
+
+    def __init__(self, m: int, row: np.ndarray, points: np.ndarray, d: int, q: int):
+        c, n_p = points.shape
+        self.m, self.d, self.q, self.row = m, d, q, row
+        span = int(points.max(initial=0)) + 1
+        key = (row[:, None] * span + points).ravel()
+        unique, inverse = np.unique(key, return_inverse=True)
+        urow, upoint = unique // span, unique % span
+        counts = np.bincount(urow, minlength=m)
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        local = np.arange(unique.size) - start[urow]
+        P = max(int(counts.max(initial=0)), 1)
+        self.k = k = d * P
+        slot = local[inverse.ravel()].reshape(c, n_p)
+        #: local variable of each contribution variable, shape (c, k_c)
+        self.index = (slot[:, :, None] * d + np.arange(d)).reshape(c, n_p * d)
+        self.slots = np.full((m, P, 1), -1)
+        self.slots[urow, local, 0] = upoint
+        self.gap, self.slip = np.zeros(m), np.zeros((m, q))
+        self.weight, self.normal = np.zeros(m), np.zeros((m, d))
+        self.d_gap, self.d_slip = np.zeros((m, k)), np.zeros((m, q, k))
+        self.h_gap, self.h_slip = np.zeros((m, k, k)), np.zeros((m, q, k, k))
+
+    def add(self, which, gap: Jet, slip: list, weight: np.ndarray, normal: np.ndarray) -> None:
+        """Add the contributions ``which`` (slice or index array of the batch).
+
+        Parameters
+        ----------
+        gap : Jet
+            Their ``int N_j g``, shape (b,), ``k_c`` variables.
+        slip : list of Jet
+            ``q`` tangential components of ``int N_j tau0 . (relative displacement)``.
+        weight : ndarray, shape (b,)
+            ``int N_j`` (weights of the averaged normal).
+        normal : ndarray, shape (b, d)
+        """
+        row, idx = self.row[which], self.index[which]
+        np.add.at(self.gap, row, gap.value)
+        np.add.at(self.weight, row, weight)
+        np.add.at(self.normal, row, weight[:, None] * normal)
+        # sum the batch over the rows it touches, then add those rows
+        touched, r = np.unique(row, return_inverse=True)
+        n, k = touched.size, self.k
+        flat1 = (r[:, None] * k + idx).ravel()
+        flat2 = (r[:, None, None] * (k * k) + idx[:, :, None] * k + idx[:, None, :]).ravel()
+
+        def summed(values, flat, shape):
+            return np.bincount(flat, weights=values.ravel(), minlength=n * int(np.prod(shape))
+                               ).reshape((n,) + shape)
+
+        self.d_gap[touched] += summed(gap.grad, flat1, (k,))
+        self.h_gap[touched] += summed(gap.hess, flat2, (k, k))
+        for a, s_a in enumerate(slip):
+            np.add.at(self.slip[:, a], row, s_a.value)
+            self.d_slip[touched, a] += summed(s_a.grad, flat1, (k,))
+            self.h_slip[touched, a] += summed(s_a.hess, flat2, (k, k))
+
+    def finish(self, area: np.ndarray, distance: np.ndarray, fallback_normal: np.ndarray,
+               fallback_tangent: np.ndarray, tangent_of):
+        """The rows' kinematics, scaled by the lumped areas, and their local index sets.
+
+        A row covered by a vanishing part of its support (a slave segment
+        that only touches the end of the master, an overlap of round-off
+        size) is open: its weighted gap would constrain nothing, a singular
+        Newton row.  Its gap is ``distance`` but at least the node size ``h``
+        (``A_j`` in 2D, ``sqrt(A_j)`` in 3D, so that ``c_n g >= f E^*`` and
+        the return map sets ``lam_j = 0`` from any iterate), with zero slip
+        and derivatives and the fallback normal and tangents.
+
+        Parameters
+        ----------
+        area : ndarray, shape (m,)
+            Lumped nodal areas ``A_j``.
+        distance : ndarray, shape (m,)
+        fallback_normal : ndarray, shape (m, d)
+        fallback_tangent : ndarray, shape (m, q, d)
+        tangent_of : callable
+            Tangent basis, shape (m, q, d), of unit normals (m, d).
+
+        Returns
+        -------
+        local : LocalKinematics
+        slots : ndarray of int, shape (m, P, 1)
+            Point identifier of each group of ``d`` local variables (``-1``: unused).
+        """
+        covered = self.weight > THIN * area
+        scale = np.where(covered, 1.0 / area, 0.0)
+        size = area if self.d == 2 else np.sqrt(area)
+        gap = np.where(covered, self.gap * scale, np.maximum(distance, size))
+        self.d_gap *= scale[:, None]
+        self.d_slip *= scale[:, None, None]
+        self.h_gap *= scale[:, None, None]
+        self.h_slip *= scale[:, None, None, None]
+        nrm = self.normal
+        length = np.linalg.norm(nrm, axis=1)
+        nrm = np.where(covered[:, None], nrm / np.where(length > 0, length, 1.0)[:, None],
+                       fallback_normal)
+        tangent = np.where(covered[:, None, None], tangent_of(nrm), fallback_tangent)
+        slots = np.where(covered[:, None, None], self.slots, -1)
+        local = LocalKinematics(gap=gap, slip=self.slip * scale[:, None], normal=nrm,
+                                tangent=tangent, d_gap=self.d_gap, d_slip=self.d_slip,
+                                h_gap=self.h_gap, h_slip=self.h_slip)
+        return local, slots

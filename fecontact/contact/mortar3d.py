@@ -38,6 +38,13 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from .jet import Jet, cross3, difference3, dot
+from .mortar2d import MortarRows
+
+#: Candidate pairs clipped at once (:func:`facing_pairs`)
+CHUNK_CLIP = 8192
+#: Pairs whose jets are evaluated at once (:func:`weighted_kinematics`): bounds the memory of the
+#: temporaries, batches of jets of 18 variables
+CHUNK_3D = 256
 
 # the two edge lines through each vertex: lines 0-2 are the slave edges
 # (i -> i+1), lines 3-5 the master edges
@@ -158,7 +165,8 @@ def facing_pairs(slave, master, tol=1e-10):
     """
     cs, cm = slave.mean(axis=1), master.mean(axis=1)
     rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
-    rm = np.linalg.norm(master - cm[:, None], axis=2).max()
+    rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
+    rm = rm_f.max(initial=0.0)
     hits = cKDTree(cm).query_ball_point(cs, 2.0 * (rs + rm))
     counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
     e = np.repeat(np.arange(len(hits)), counts)
@@ -166,11 +174,26 @@ def facing_pairs(slave, master, tol=1e-10):
     ns = np.cross(slave[e, 1] - slave[e, 0], slave[e, 2] - slave[e, 0])
     nm = np.cross(master[f, 1] - master[f, 0], master[f, 2] - master[f, 0])
     facing = np.einsum("pi,pi->p", ns, nm) < 0.0
-    e, f = e[facing], f[facing]
-    lines, count, area = clip_polygons(slave[e], master[f], tol)
-    scale = np.linalg.norm(nm[facing], axis=1)
-    keep = (count >= 3) & (area > 1e-12 * scale)
-    return e[keep], f[keep], lines[keep], count[keep]
+    # projections that overlap have centroids within rs + rm_f of each other in the master plane
+    d = cs[e] - cm[f]
+    dn = np.einsum("pi,pi->p", d, nm)
+    inplane2 = np.einsum("pi,pi->p", d, d) - dn * dn / np.maximum(np.einsum("pi,pi->p", nm, nm), 1e-300)
+    near = inplane2 <= ((rs[e] + rm_f[f]) * (1.0 + 1e-6)) ** 2
+    sel = facing & near
+    e, f, scale = e[sel], f[sel], np.linalg.norm(nm[sel], axis=1)
+    parts = []
+    for start in range(0, e.size, CHUNK_CLIP):
+        c = slice(start, start + CHUNK_CLIP)
+        lines, count, area = clip_polygons(slave[e[c]], master[f[c]], tol)
+        keep = (count >= 3) & (area > 1e-12 * scale[c])
+        parts.append((e[c][keep], f[c][keep], lines[keep], count[keep]))
+    V = max([3] + [pt[2].shape[1] for pt in parts])
+    lines = [np.concatenate([pt[2], np.repeat(pt[2][:, :1], V - pt[2].shape[1], axis=1)], axis=1)
+             for pt in parts]
+    if not parts:
+        return (np.zeros(0, int), np.zeros(0, int), np.zeros((0, 3, 2), int), np.zeros(0, int))
+    return (np.concatenate([pt[0] for pt in parts]), np.concatenate([pt[1] for pt in parts]),
+            np.concatenate(lines), np.concatenate([pt[3] for pt in parts]))
 
 
 def _pick(index: np.ndarray, jets: list) -> Jet:
@@ -193,14 +216,17 @@ def _jcross2(a, b):
     return a[0] * b[1] - a[1] * b[0]
 
 
-def _bary(x, t):
-    """Jet barycentric coordinates of 2D point ``x`` in the 2D triangle ``t``."""
+def _barycentric(t):
+    """Jet barycentric coordinates in the 2D triangle ``t``: a function of the 2D point."""
     r1, r2 = _sub2(t[1], t[0]), _sub2(t[2], t[0])
     inv = _jcross2(r1, r2).reciprocal()
-    d = _sub2(x, t[0])
-    z1 = _jcross2(d, r2) * inv
-    z2 = _jcross2(r1, d) * inv
-    return [1.0 - z1 - z2, z1, z2]
+
+    def of(x):
+        d = _sub2(x, t[0])
+        z1 = _jcross2(d, r2) * inv
+        z2 = _jcross2(r1, d) * inv
+        return [1.0 - z1 - z2, z1, z2]
+    return of
 
 
 def _sub2(a, b):
@@ -269,6 +295,26 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     slave_area = 0.5 * _jcross2(_sub2(S[1], S[0]), _sub2(S[2], S[0]))
     # the projected slave triangle turns the other way (it faces the master)
     measure = (-1.0 * slave_area).reciprocal() * ref_area
+    disp_s = [[xs[i][c] - slave0[:, i, c] for c in range(3)] for i in range(3)]
+    disp_m = [[xm[i][c] - master0[:, i, c] for c in range(3)] for i in range(3)]
+    tangents = [[[tangent0[:, j, q, c] for c in range(3)] for q in range(2)] for j in range(3)]
+    in_slave, in_master = _barycentric(S), _barycentric(M)
+
+    def fields(X):
+        """The affine integrand factors at point ``X``: ``zeta_j``, ``g`` and ``tau0_jq . rel``."""
+        zeta, beta = in_slave(X), in_master(X)
+        g = zeta[0] * height[0] + zeta[1] * height[1] + zeta[2] * height[2]
+        rel = []
+        for c in range(3):
+            r_c = 0.0
+            for i in range(3):
+                r_c = r_c + zeta[i] * disp_s[i][c] - beta[i] * disp_m[i][c]
+            rel.append(r_c)
+        return zeta + [g] + [dot(tangents[j][q], rel) for j in range(3) for q in range(2)]
+
+    # the factors are affine on the polygon: evaluated at its vertices and centre, they are
+    # averaged to the edge midpoints of the fan triangles (the three-point rule's points)
+    at_centre, at_vertex = fields(centre), [fields(poly[k]) for k in range(V)]
     gap = [None] * 3
     slip = [[None, None] for _ in range(3)]
     weight = np.zeros((slave.shape[0], 3))
@@ -276,23 +322,74 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
         A, B = poly[k], poly[(k + 1) % V]
         tri_area = 0.5 * _jcross2(_sub2(A, centre), _sub2(B, centre))
         w = tri_area * measure * (1.0 / 3.0)
-        for X in ([0.5 * (centre[c] + A[c]) for c in range(2)], [0.5 * (A[c] + B[c]) for c in range(2)],
-                  [0.5 * (B[c] + centre[c]) for c in range(2)]):
-            zeta, beta = _bary(X, S), _bary(X, M)
-            g = zeta[0] * height[0] + zeta[1] * height[1] + zeta[2] * height[2]
-            rel = []
-            for c in range(3):
-                r_c = 0.0
-                for i in range(3):
-                    r_c = r_c + zeta[i] * (xs[i][c] - slave0[:, i, c]) - beta[i] * (xm[i][c] - master0[:, i, c])
-                rel.append(r_c)
-            for j in range(3):
-                wj = w * zeta[j]
-                weight[:, j] += wj.value
-                gj = wj * g
-                gap[j] = gj if gap[j] is None else gap[j] + gj
-                for q in range(2):
-                    sq = wj * dot([tangent0[:, j, q, c] for c in range(3)], rel)
-                    slip[j][q] = sq if slip[j][q] is None else slip[j][q] + sq
+        fa, fb = at_vertex[k], at_vertex[(k + 1) % V]
+        points = [[0.5 * (u + v) for u, v in zip(one, other)]
+                  for one, other in ((at_centre, fa), (fa, fb), (fb, at_centre))]
+        for j in range(3):
+            weight[:, j] += w.value * sum(pt[j].value for pt in points)
+            gj = w * (points[0][j] * points[0][3] + points[1][j] * points[1][3] + points[2][j] * points[2][3])
+            gap[j] = gj if gap[j] is None else gap[j] + gj
+            for q in range(2):
+                f = 4 + 2 * j + q
+                sq = w * (points[0][j] * points[0][f] + points[1][j] * points[1][f] + points[2][j] * points[2][f])
+                slip[j][q] = sq if slip[j][q] is None else slip[j][q] + sq
     normal = np.column_stack([c.value for c in n])
     return gap, slip, weight, normal
+
+
+def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes, ref_area,
+                        tangent0, area, distance, fallback_normal, fallback_tangent, tangent_of):
+    """Mortar kinematics of every slave node of one pair of triangle surfaces.
+
+    The overlapping pairs (:func:`facing_pairs`) are integrated in batches of
+    :data:`CHUNK_3D` (:func:`pair_integrals`) and summed into the slave
+    nodes' rows over each row's own unknowns
+    (:class:`fecontact.contact.mortar2d.MortarRows`), so memory and time
+    grow with the number of overlapping pairs.
+
+    Parameters
+    ----------
+    slave, slave0 : ndarray, shape (n_e, 3, 3)
+        Current and start-of-step slave triangles (vertices, coordinates).
+    slave_rows : ndarray of int, shape (n_e, 3)
+        Slave node (row ``0..m-1``) of each vertex.
+    master, master0 : ndarray, shape (n_f, 3, 3)
+        Current and start-of-step master triangles.
+    master_nodes : ndarray of int, shape (n_f, 3)
+        Master node (``0..``) of each vertex: a node shared by facets is one unknown.
+    ref_area : ndarray, shape (n_e,)
+        Reference areas of the slave triangles.
+    tangent0 : ndarray, shape (m, 2, 3)
+        Slip directions of the slave nodes.
+    area : ndarray, shape (m,)
+        Lumped nodal areas.
+    distance, fallback_normal, fallback_tangent, tangent_of
+        Gap, normal and tangents of the nodes no master facet covers, and
+        the tangent basis of the averaged normals (:meth:`MortarRows.finish`).
+
+    Returns
+    -------
+    local : LocalKinematics
+    slots : ndarray of int, shape (m, P, 1)
+        Slave row (``0..m-1``) or master node ``m + master_nodes[f, i]`` behind
+        each group of three local variables; ``-1`` where unused.
+    """
+    m = area.shape[0]
+    e, f, lines, count = facing_pairs(slave, master)
+    p = e.size
+    # contribution j p + i: slave vertex j of pair i
+    row = slave_rows[e].T.ravel()
+    points = np.tile(np.hstack([slave_rows[e], m + master_nodes[f]]), (3, 1))
+    rows = MortarRows(m, row, points, 3, 2)
+    # batches of pairs with the same number of polygon vertices integrate no empty triangles
+    order = np.argsort(count, kind="stable")
+    for start in range(0, p, CHUNK_3D):
+        c = order[start:start + CHUNK_3D]
+        ec, fc, cc = e[c], f[c], count[c]
+        V = max(int(cc.max(initial=3)), 3)
+        gap, slip, weight, normal = pair_integrals(
+            slave[ec], master[fc], slave0[ec], master0[fc], lines[c, :V], cc,
+            tangent0[slave_rows[ec]], ref_area[ec])
+        for j in range(3):
+            rows.add(j * p + c, gap[j], slip[j], weight[:, j], normal)
+    return rows.finish(area, distance, fallback_normal, fallback_tangent, tangent_of)

@@ -29,11 +29,10 @@ import scipy.sparse as sp
 
 from ..bodies.system import BulkSystem
 from ..friction.base import FrictionLaw
-from .jet import concatenate_jets
 from .kinematics2d import LocalKinematics, node_to_segment
 from .kinematics3d import node_to_edge, node_to_quad, node_to_triangle, node_to_vertex, tangent_basis
-from .mortar2d import gather_rows, weighted_kinematics
-from .mortar3d import facing_pairs, pair_integrals
+from .mortar2d import weighted_kinematics
+from .mortar3d import weighted_kinematics as weighted_kinematics3d
 from .obstacles import Obstacle
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_edge_reach, free_ends_2d, past_free_end_2d)
@@ -220,11 +219,12 @@ def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
     rows = np.searchsorted(slave.nodes, slave.facets)
     X = system.bodies[slave.body].node_coords[:, slave.facets]              # (2, 2, n_e)
     length = np.linalg.norm(X[:, 1] - X[:, 0], axis=0)
+    nodes, ids = np.unique(np.column_stack([ga, gb]), return_inverse=True)
     local, slots, segment = weighted_kinematics(
         xs, xs0, rows, x[:, ga].T, x[:, gb].T, x0[:, ga].T, x0[:, gb].T, slave.area, length,
-        tangent0)
-    # master point m + 2 f is the start of segment f, m + 2 f + 1 its end
-    return PairKinematics(local, _slot_dofs(system, slave, np.column_stack([ga, gb]).ravel(), slots),
+        tangent0, ids.reshape(-1, 2))
+    # master point m + i is the master node nodes[i]
+    return PairKinematics(local, _slot_dofs(system, slave, nodes, slots),
                           segment)
 
 
@@ -236,26 +236,19 @@ def _mortar3d_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0, 
     and the normal, tangents and distance of nodes no master facet covers.
     """
     slave, master = pair.slave, pair.master
-    m = xs.shape[0]
     rows = np.searchsorted(slave.nodes, slave.facets)                     # (3, n_e)
     G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
-    tri_s = np.transpose(xs[rows], (1, 0, 2))                             # (n_e, 3, 3)
-    tri_m = np.transpose(x[:, G], (2, 1, 0))                              # (n_f, 3, 3)
-    e, f, lines, count = facing_pairs(tri_s, tri_m)
+    nodes, ids = np.unique(G, return_inverse=True)
     X = system.bodies[slave.body].node_coords[:, slave.facets]            # (3, 3, n_e)
     ref_area = 0.5 * np.linalg.norm(np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0], axis=0), axis=0)
-    t0 = nts.local.tangent if tangent0 is None else tangent0
-    gap, slip, weight, normal = pair_integrals(
-        tri_s[e], tri_m[f], np.transpose(xs0[rows], (1, 0, 2))[e], np.transpose(x0[:, G], (2, 1, 0))[f],
-        lines, count, t0[rows[:, e].T], ref_area[e])
-    row = rows[:, e].ravel()
-    points = np.hstack([np.tile(rows[:, e].T, (3, 1)), np.tile(m + 3 * f[:, None] + np.arange(3), (3, 1))])
-    local, slots = gather_rows(
-        m, row, concatenate_jets(gap), [concatenate_jets([s[q] for s in slip]) for q in range(2)],
-        weight.T.ravel(), np.tile(normal, (3, 1)), points, slave.area, np.abs(nts.local.gap),
-        nts.local.normal, nts.local.tangent, lambda nrm: tangent_basis(nrm, reference))
-    # master point m + 3 f + i is vertex i of facet f
-    return PairKinematics(local, _slot_dofs(system, slave, G.T.ravel(), slots), nts.facet)
+    local, slots = weighted_kinematics3d(
+        np.transpose(xs[rows], (1, 0, 2)), np.transpose(xs0[rows], (1, 0, 2)), rows.T,
+        np.transpose(x[:, G], (2, 1, 0)), np.transpose(x0[:, G], (2, 1, 0)), ids.reshape(G.shape).T,
+        ref_area, nts.local.tangent if tangent0 is None else tangent0, slave.area,
+        np.abs(nts.local.gap), nts.local.normal, nts.local.tangent,
+        lambda nrm: tangent_basis(nrm, reference))
+    # master point m + i is the master node nodes[i]
+    return PairKinematics(local, _slot_dofs(system, slave, nodes, slots), nts.facet)
 
 
 def _slot_dofs(system: BulkSystem, slave: ContactSurface, master_points: np.ndarray,
