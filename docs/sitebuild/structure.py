@@ -54,6 +54,7 @@ PLAN = [
     ("Validation", [("Overview", "validation/index.md"),
                     ("Benchmarks", "benchmarks.md"),
                     ("Patch test", "patch_test.md"),
+                    ("Contact accuracy", "contact_accuracy.md"),
                     ("Ironing", "ironing.md"),
                     ("Dynamics", "dynamics.md"),
                     ("Finite deformation", "finite_strain.md"),

@@ -1,0 +1,162 @@
+"""Contact pressure on unstructured Gmsh meshes, against Hertz and Lamé.
+
+Smaller versions of the two models of ``docs/make_contact_accuracy.py`` (the same functions
+build them): a steel sphere on an aluminium flat of hexahedra or tetrahedra (quarter model,
+``SMALL`` mesh sizes), and a hub shrunk on a shaft with faceted circles of 20 and 32 chords
+per quarter (and 32/32 as the matching control), each with the contact defaults.
+
+What holds is asserted as it is: force balance, the contact radius, the matching control.
+Each accuracy target not yet met is an ``xfail(strict=True)`` test of the target, next to a
+plain regression bound on the same figure, measured on the test's mesh (gmsh 4.15) with the
+margin stated in the test.  When a target is met, its xfail turns into a failure: remove the
+mark and tighten the bound.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+try:
+    pytest.importorskip("gmsh")
+except OSError as error:        # the wheel's library links the system's X11 and OpenGL libraries
+    pytest.skip(f"gmsh is installed but its library does not load: {error}", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("make_contact_accuracy", ROOT / "docs" / "make_contact_accuracy.py")
+acc = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = acc                # its dataclasses look their module up
+_spec.loader.exec_module(acc)
+
+TARGETS = acc.TARGETS
+
+
+@pytest.fixture(scope="module", params=["hex", "tet"])
+def sphere(request):
+    run = acc.solve_sphere(request.param, acc.SMALL)
+    assert run["converged"], run["failure"]
+    return run
+
+
+# --- sphere on an elastic flat -------------------------------------------------------------
+
+def test_sphere_meshes_are_unstructured_gmsh_tetrahedra(sphere):
+    assert sphere["sphere"]["kind"] == "MeshTet1"
+    assert sphere["flat"]["kind"] == {"hex": "MeshHex1", "tet": "MeshTet1"}[sphere["variant"]]
+    assert sphere["dofs"] < 20_000
+    # the contact patch is resolved by several rings of nodes
+    assert sphere["closed_nodes"] >= 15 and sphere["core_nodes"] >= 10
+
+
+def test_sphere_contact_force_balances_the_supports(sphere):
+    # both supports carry the contact resultant: the sphere's top and the flat's base
+    assert sphere["balance"] <= 1e-8
+
+
+def test_sphere_contact_radius_meets_the_target(sphere):
+    assert abs(sphere["radius_error"]) <= TARGETS["radius"]
+
+
+#: measured on the SMALL meshes (gmsh 4.15.2), per flat; each bound is the figure + 1 percentage point
+SPHERE_MEASURED = {
+    "peak_error": {"hex": 0.1423, "tet": 0.2165},
+    "rms_core": {"hex": 0.1162, "tet": 0.1284},
+    "fit_p0_error": {"hex": 0.0374, "tet": 0.0645},
+    "fit_radius_error": {"hex": -0.0178, "tet": -0.0337},
+}
+MARGIN = 0.01
+
+
+def test_sphere_fitted_hertz_profile_regression_bound(sphere):
+    """The Hertz profile fitted to the nodal pressures (no target: the nodal scatter biases it on
+    a mesh this coarse; a few per cent on the page's meshes)."""
+    for key in ("fit_p0_error", "fit_radius_error"):
+        assert abs(sphere[key]) <= abs(SPHERE_MEASURED[key][sphere["variant"]]) + MARGIN, key
+
+
+@pytest.mark.xfail(strict=True, reason="P1 node-to-facet on unstructured tetrahedra: the nodal pressures "
+                   "scatter about Hertz, so the peak is far above p0; see docs/contact_accuracy.md")
+def test_sphere_peak_pressure_target(sphere):
+    assert abs(sphere["peak_error"]) <= TARGETS["peak"]
+
+
+def test_sphere_peak_pressure_regression_bound(sphere):
+    """Bound on the figure the xfail above measures."""
+    assert abs(sphere["peak_error"]) <= SPHERE_MEASURED["peak_error"][sphere["variant"]] + MARGIN
+
+
+@pytest.mark.xfail(strict=True, reason="the nodal pressures scatter about Hertz inside the contact "
+                   "(RMS of p/p_Hertz - 1 far above 5 %); see docs/contact_accuracy.md")
+def test_sphere_pressure_rms_target(sphere):
+    assert sphere["rms_core"] <= TARGETS["rms"]
+
+
+def test_sphere_pressure_rms_regression_bound(sphere):
+    """Bound on the figure the xfail above measures."""
+    assert sphere["rms_core"] <= SPHERE_MEASURED["rms_core"][sphere["variant"]] + MARGIN
+
+
+# --- shrink fit --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fits():
+    runs = {acc._key(*v): acc.shrink_fit(*v) for v in acc.FIT_VARIANTS}
+    for key, run in runs.items():
+        assert run["converged"], (key, run.get("failure"))
+    return runs
+
+
+def test_lame_pressure_of_the_fit():
+    # E = 200e3, nu = 0.3, delta = 1e-3 b, c = 2 b: p = E delta (c^2 - b^2) / (2 b c^2 (1 - nu^2))
+    p = acc.lame_pressure(200e3, 0.3, 1.0, 2.0, 1e-3)
+    assert p == pytest.approx(75.0 / 0.91, rel=1e-12)
+    assert round(p, 2) == 82.42
+
+
+def test_shrink_fit_contact_force_balances_the_supports(fits):
+    for key, run in fits.items():
+        assert run["balance"] <= 1e-8, key
+
+
+@pytest.mark.parametrize("formulation", ["default", "mortar"])
+def test_matching_circles_meet_the_targets(fits, formulation):
+    """32 chords per quarter on both circles, node angles matching: every node within 5 %."""
+    run = fits[f"hub/{formulation}/32-32"]
+    assert run["slave_nodes"] == 33 and run["open"] == 0
+    assert abs(run["mean_error"]) <= TARGETS["fit_mean"]
+    assert run["worst_node_error"] <= TARGETS["fit_node"]
+
+
+NON_MATCHING = ["hub/default/20-32", "hub/mortar/20-32", "shaft/default/20-32", "shaft/mortar/20-32"]
+
+#: (|mean error|, worst node error, open nodes) measured (gmsh 4.15.2); the bounds add 3 % of
+#: each error figure and no open node
+FIT_MEASURED = {
+    "hub/default/20-32": (0.1597, 1.8892, 8),
+    "hub/mortar/20-32": (0.3178, 0.7932, 0),
+    "shaft/default/20-32": (0.6909, 4.7388, 21),
+    "shaft/mortar/20-32": (0.3607, 3.5622, 21),
+}
+
+
+@pytest.mark.parametrize("key", NON_MATCHING)
+@pytest.mark.xfail(strict=True, reason="faceted non-matching circles: the chord sag of the master "
+                   "(node-to-segment) or of both circles (mortar) is a large share of the interference; "
+                   "see docs/contact_accuracy.md")
+def test_non_matching_circles_target(fits, key):
+    run = fits[key]
+    assert abs(run["mean_error"]) <= TARGETS["fit_mean"]
+    assert run["worst_node_error"] <= TARGETS["fit_node"]
+
+
+@pytest.mark.parametrize("key", NON_MATCHING)
+def test_non_matching_circles_regression_bounds(fits, key):
+    """Bounds on the figures the xfail above measures."""
+    run = fits[key]
+    mean, worst, n_open = FIT_MEASURED[key]
+    assert abs(run["mean_error"]) <= 1.03 * mean
+    assert run["worst_node_error"] <= 1.03 * worst
+    assert run["open"] <= n_open
+    assert np.isfinite(run["p_max"])
