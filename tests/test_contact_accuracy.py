@@ -25,6 +25,7 @@ except OSError as error:        # the wheel's library links the system's X11 and
     pytest.skip(f"gmsh is installed but its library does not load: {error}", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs"))           # the script's meshes module sits next to it
 _spec = importlib.util.spec_from_file_location("make_contact_accuracy", ROOT / "docs" / "make_contact_accuracy.py")
 acc = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = acc                # its dataclasses look their module up
