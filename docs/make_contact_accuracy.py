@@ -377,7 +377,7 @@ def _fit_section(data: dict) -> list:
            "$E' = E/(1-\\nu^2)$ and $\\nu' = \\nu/(1-\\nu)$. Closing the interference, "
            "$u_h - u_s = \\delta$, gives", "",
            "$$p = \\frac{E\\,\\delta\\,(c^2 - b^2)}{2\\,b\\,c^2\\,(1 - \\nu^2)}$$", "",
-           f"= {any_run['lame']:.2f} here. The mean pressure is $\\sum_i p_i A_i / \\sum_i A_i$ over the slave "
+           f"Here $p$ = {any_run['lame']:.2f}. The mean pressure is $\\sum_i p_i A_i / \\sum_i A_i$ over the slave "
            "nodes (lumped lengths $A_i$); the worst node is the largest $|p_i/p - 1|$. With the hub as the slave, "
            "its bore (the coarser circle) carries the contact conditions; with the shaft as the slave, the "
            "finer one.", "",

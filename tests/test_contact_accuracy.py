@@ -43,7 +43,7 @@ def sphere(request):
 
 # --- sphere on an elastic flat -------------------------------------------------------------
 
-def test_sphere_meshes_are_unstructured_gmsh_tetrahedra(sphere):
+def test_sphere_model_is_gmsh_tetrahedra_on_the_flat_of_its_variant(sphere):
     assert sphere["sphere"]["kind"] == "MeshTet1"
     assert sphere["flat"]["kind"] == {"hex": "MeshHex1", "tet": "MeshTet1"}[sphere["variant"]]
     assert sphere["dofs"] < 20_000
@@ -161,3 +161,12 @@ def test_non_matching_circles_regression_bounds(fits, key):
     assert run["worst_node_error"] <= 1.03 * worst
     assert run["open"] <= n_open
     assert np.isfinite(run["p_max"])
+
+
+def test_the_page_is_its_script_rendering_of_the_saved_figures():
+    """docs/contact_accuracy.md is written whole by the script: re-rendering its JSON reproduces it."""
+    import json
+    data = json.loads(acc.DATA.read_text())
+    assert acc.PAGE.read_text() == acc.render(data), "run python docs/make_contact_accuracy.py --page-only"
+    assert set(data["sphere"]) == {"hex", "tet"} and len(data["fit"]) == len(acc.FIT_VARIANTS)
+    assert all(run["dofs"] <= 80_000 for run in data["sphere"].values())
