@@ -50,6 +50,7 @@ TARGETS = {"peak": 0.05, "rms": 0.05, "radius": 0.03, "fit_mean": 0.02, "fit_nod
 
 
 FULL = SphereSize(h_pole=0.1, h_far=1.5, fine=1.3, ramp=5.0)
+FINE = SphereSize(h_pole=0.05, h_far=1.5, fine=1.3, ramp=5.0)
 SMALL = SphereSize(h_pole=0.15, h_far=2.0, fine=1.2, ramp=3.0, height=4.0, side=5.0, depth=5.0, growth=1.8)
 
 
@@ -237,6 +238,10 @@ def shrink_fit(bore_segments: int, shaft_segments: int, formulation: str | None 
     return out
 
 
+#: the page's sphere-on-flat runs: name -> (flat, mesh sizes); the mortar runs use the first two
+SPHERE_VARIANTS = {"hex": ("hex", FULL), "tet": ("tet", FULL), "tet-fine": ("tet", FINE)}
+#: column titles of the sphere-on-flat variants
+TITLES = {"hex": "flat of hexahedra", "tet": "flat of tetrahedra", "tet-fine": "flat of tetrahedra, finer"}
 FIT_VARIANTS = [(20, 32, None, "hub"), (20, 32, "mortar", "hub"), (32, 32, None, "hub"), (32, 32, "mortar", "hub"),
                 (20, 32, None, "shaft"), (20, 32, "mortar", "shaft")]
 
@@ -257,9 +262,9 @@ def run_all(commit: str | None = None) -> dict:
     for bore, shaft, formulation, slave in FIT_VARIANTS:
         data["fit"][_key(bore, shaft, formulation, slave)] = shrink_fit(bore, shaft, formulation, slave)
         print("shrink fit", _key(bore, shaft, formulation, slave), flush=True)
-    for flat in ("hex", "tet"):
-        data["sphere"][flat] = solve_sphere(flat, FULL)
-        print("sphere on", flat, f"{data['sphere'][flat]['solve_seconds']:.0f} s", flush=True)
+    for name, (flat, size) in SPHERE_VARIANTS.items():
+        data["sphere"][name] = solve_sphere(flat, size)
+        print("sphere", name, f"{data['sphere'][name]['solve_seconds']:.0f} s", flush=True)
     data["mortar"] = {}
     try:                                      # refused when the pair is made?
         with tempfile.TemporaryDirectory() as tmp:
@@ -307,6 +312,7 @@ def _cost_lines(data: dict) -> list:
 def _sphere_section(data: dict) -> list:
     runs, t = data["sphere"], data["targets"]
     size = runs["hex"]["size"]
+    names = [n for n in TITLES if n in runs]
     out = ["## Sphere on an elastic flat (3D Hertz)", "",
            f"A steel sphere (R = {SPHERE['R']:g}, E = {SPHERE['E']:g}, ν = {SPHERE['nu']:g}) pressed on an "
            f"aluminium flat (E = {FLAT['E']:g}, ν = {FLAT['nu']:g}): quarter model with the symmetry planes "
@@ -314,7 +320,9 @@ def _sphere_section(data: dict) -> list:
            f"the flat a block {size['side']:g} × {size['side']:g} × {size['depth']:g} held at its base. "
            f"The sphere is Gmsh tetrahedra graded from h = {size['h_pole']:g} within {size['fine']:g} of the "
            f"pole to {size['h_far']:g}; the flat is either structured hexahedra graded the same way "
-           "(scikit-fem) or Gmsh tetrahedra. Frictionless node-to-facet contact with every default, the "
+           "(scikit-fem) or Gmsh tetrahedra" + (f"; in the last column both bodies are graded from h = "
+                                                f"{runs['tet-fine']['size']['h_pole']:g}" if "tet-fine" in runs else "")
+           + ". Frictionless node-to-facet contact with every default, the "
            f"sphere's surface below z = {size['cap']:g} as the slave, one load step.", "",
            "Hertz is evaluated for the computed load: $P$ = 4 × the quarter model's contact force, "
            "$a = (3PR/4E^*)^{1/3}$, $p_0 = 3P/(2\\pi a^2)$, $p(r) = p_0\\sqrt{1 - r^2/a^2}$ "
@@ -322,7 +330,8 @@ def _sphere_section(data: dict) -> list:
            "$r < 0.8a$, of $p_i/p(r_i) - 1$; the contact radius is that of the disc with the lumped area "
            "of the closed nodes; the fitted profile is the least-squares fit of $p_0\\sqrt{1 - r^2/a^2}$ "
            "to the nodal pressures within 1.5 $a$ (weights: the nodal areas).", "",
-           "| figure | flat of hexahedra | flat of tetrahedra | target |", "|---|---|---|---|"]
+           "| figure | " + " | ".join(TITLES[n] for n in names) + " | target |",
+           "|---" * (len(names) + 2) + "|"]
     rows = [("peak nodal pressure / $p_0$ − 1", "peak_error", _pct, f"within {t['peak']:.0%}"),
             ("RMS of $p/p_\\mathrm{Hertz} - 1$, $r < 0.8a$", "rms_core", lambda x: f"{x:.1%}", f"≤ {t['rms']:.0%}"),
             ("contact radius / $a$ − 1", "radius_error", _pct, f"within {t['radius']:.0%}"),
@@ -332,11 +341,11 @@ def _sphere_section(data: dict) -> list:
             ("force balance: contact force against the supports", "balance", lambda x: f"{x:.1e} P", "–")]
     for label, key, fmt, target in rows:
         if key is None:
-            cells = [f"{r['ratio_min']:.2f}, {r['ratio_max']:.2f}" for r in (runs["hex"], runs["tet"])]
+            cells = [f"{runs[n]['ratio_min']:.2f}, {runs[n]['ratio_max']:.2f}" for n in names]
         else:
-            cells = [fmt(r[key]) if r["converged"] else "no convergence" for r in (runs["hex"], runs["tet"])]
-        out.append(f"| {label} | {cells[0]} | {cells[1]} | {target} |")
-    out += ["", "| mesh and run | flat of hexahedra | flat of tetrahedra |", "|---|---|---|"]
+            cells = [fmt(runs[n][key]) if runs[n]["converged"] else "no convergence" for n in names]
+        out.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+    out += ["", "| mesh and run | " + " | ".join(TITLES[n] for n in names) + " |", "|---" * (len(names) + 1) + "|"]
     for label, cell in (("sphere: nodes, tetrahedra", lambda r: f"{r['sphere']['nodes']}, {r['sphere']['elements']}"),
                         ("flat: nodes, elements", lambda r: f"{r['flat']['nodes']}, {r['flat']['elements']}"),
                         ("DOFs", lambda r: str(r["dofs"])),
@@ -347,10 +356,10 @@ def _sphere_section(data: dict) -> list:
                         ("meshing s, solve s", lambda r: f"{r['mesh_seconds']:.1f}, {r['solve_seconds']:.1f}"),
                         ('`formulation="mortar"`', None)):
         if cell is None:
-            cells = [_mortar_cell(data["mortar"][flat]) for flat in ("hex", "tet")]
+            cells = [_mortar_cell(data["mortar"][n]) if n in data["mortar"] else "–" for n in names]
         else:
-            cells = [cell(runs[flat]) for flat in ("hex", "tet")]
-        out.append(f"| {label} | {cells[0]} | {cells[1]} |")
+            cells = [cell(runs[n]) for n in names]
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
     out += ["", "The mortar runs are made in a separate process limited to "
             f"{MORTAR_GIB:g} GiB of address space; the table shows how each ended."]
     out += _cost_lines(data) + ["",
@@ -416,14 +425,15 @@ def draw(data: dict, pictures: dict) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    names = [n for n in TITLES if n in data["sphere"]]
+    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4), sharey=True)
     x = np.linspace(0.0, 1.0, 200)
-    for ax, flat in zip(axes, ("hex", "tet")):
-        r = data["sphere"][flat]
+    for ax, name in zip(axes, names):
+        r = data["sphere"][name]
         ax.plot(x, np.sqrt(1.0 - x**2), "k-", label="Hertz")
         if r["converged"]:
             ax.plot(r["profile"]["r"], r["profile"]["p"], "o", ms=3, label="nodes")
-        ax.set_title(f"flat of {'hexahedra' if flat == 'hex' else 'tetrahedra'} ({r['dofs']} DOFs)")
+        ax.set_title(f"{TITLES[name]} ({r['dofs']} DOFs)")
         ax.set_xlabel("r / a")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("p / p0")
