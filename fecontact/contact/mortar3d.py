@@ -44,7 +44,7 @@ from .mortar2d import MortarRows
 CHUNK_CLIP = 8192
 #: Pairs whose jets are evaluated at once (:func:`weighted_kinematics`): bounds the memory of the
 #: temporaries, batches of jets of 18 variables
-CHUNK_3D = 256
+CHUNK_3D = 128
 
 # the two edge lines through each vertex: lines 0-2 are the slave edges
 # (i -> i+1), lines 3-5 the master edges
