@@ -14,9 +14,6 @@ and the sliding block with its elastic modes resolved.
 
 from __future__ import annotations
 
-import argparse
-import json
-import logging
 import math
 import platform
 import shutil
@@ -25,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from page_blocks import splice
+from page_blocks import measure_or_render
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "docs/make_dynamics_plots.py"
@@ -209,18 +206,7 @@ def render(data: dict) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "out" / "dynamics"))
-    parser.add_argument("--page-only", action="store_true", help="re-render the page from docs/dynamics.json")
-    args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    if args.page_only:
-        data = json.loads(DATA.read_text())
-    else:
-        data = run_all(Path(args.out))
-        DATA.write_text(json.dumps(data, indent=1, default=float) + "\n")
-    PAGE.write_text(splice(PAGE.read_text(), SCRIPT, render(data)))
-
+    measure_or_render(SCRIPT, PAGE, DATA, run_all, render, ROOT / "out" / "dynamics")
 
 if __name__ == "__main__":
     main()

@@ -12,14 +12,11 @@ mortar against node-to-segment.
 
 from __future__ import annotations
 
-import argparse
-import json
-import logging
 import platform
 import time
 from pathlib import Path
 
-from page_blocks import splice
+from page_blocks import measure_or_render
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "docs/make_patch_test.py"
@@ -112,18 +109,7 @@ def render(data: dict) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "out" / "patch_test"))
-    parser.add_argument("--page-only", action="store_true", help="re-render the page from docs/patch_test.json")
-    args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    if args.page_only:
-        data = json.loads(DATA.read_text())
-    else:
-        data = run_all(Path(args.out))
-        DATA.write_text(json.dumps(data, indent=1, default=float) + "\n")
-    PAGE.write_text(splice(PAGE.read_text(), SCRIPT, render(data)))
-
+    measure_or_render(SCRIPT, PAGE, DATA, run_all, render, ROOT / "out" / "patch_test")
 
 if __name__ == "__main__":
     main()

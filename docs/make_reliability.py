@@ -20,7 +20,6 @@ begin NAME -->`` and ``end NAME`` comments of the page.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -32,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from page_blocks import splice
+from page_blocks import measure_or_render
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
@@ -178,24 +177,17 @@ def render(data: dict) -> dict:
     return blocks
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "out" / "reliability"))
-    parser.add_argument("--page-only", action="store_true", help="re-render the page from docs/reliability.json")
-    args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    if args.page_only:
-        data = json.loads(DATA.read_text())
-    else:
-        out = Path(args.out)
-        data = {"machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
-                "loose_tolerance": loose_tolerance(out / "loose"),
-                "static_restart": static_restart(out / "static_restart"),
-                "dynamic_restart": dynamic_restart(out / "dynamic_restart"),
-                "cases": check_maxima(out / "cases")}
-        DATA.write_text(json.dumps(data, indent=1) + "\n")
-    PAGE.write_text(splice(PAGE.read_text(), SCRIPT, render(data)))
+def run_all(out: Path) -> dict:
+    """Every measurement of the page, written under ``out``."""
+    return {"machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
+            "loose_tolerance": loose_tolerance(out / "loose"),
+            "static_restart": static_restart(out / "static_restart"),
+            "dynamic_restart": dynamic_restart(out / "dynamic_restart"),
+            "cases": check_maxima(out / "cases")}
 
+
+def main() -> None:
+    measure_or_render(SCRIPT, PAGE, DATA, run_all, render, ROOT / "out" / "reliability")
 
 if __name__ == "__main__":
     main()

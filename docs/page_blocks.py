@@ -96,3 +96,28 @@ def splice(text: str, script: str, bodies: dict) -> str:
             raise KeyError(f"{head} ... {tail} not found")
         text = text[:i + len(head) + 1] + body.strip("\n") + text[j:]
     return text
+
+
+def measure_or_render(script: str, page, data, run, render, default_out) -> None:
+    """The command line of a script that writes blocks: measure, save, write the page.
+
+    ``python SCRIPT [--out OUT]`` runs ``run(Path(OUT))`` and saves its result to
+    ``data`` (JSON); ``--page-only`` reads ``data`` instead.  Either way the
+    blocks ``render(result)`` (name -> text) are spliced into ``page``.
+    """
+    import argparse
+    import json
+    import logging
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=str(default_out))
+    parser.add_argument("--page-only", action="store_true", help=f"re-render the page from {data}")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    if args.page_only:
+        result = json.loads(Path(data).read_text())
+    else:
+        result = run(Path(args.out))
+        Path(data).write_text(json.dumps(result, indent=1, default=float) + "\n")
+    Path(page).write_text(splice(Path(page).read_text(), script, render(result)))
