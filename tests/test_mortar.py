@@ -72,7 +72,8 @@ def test_segment_pair_integral_against_sampling():
             inside = (xi >= 0) & (xi <= 1)
             shape = (1 - eta) if first else eta
             g = (x - xa[i]) @ n
-            assert gap.value[i] == pytest.approx(np.mean(shape * g * inside) * length[i], abs=1e-5)
+            # the gap is weighted by the node's dual function 3 N - 1, the weight by N
+            assert gap.value[i] == pytest.approx(np.mean((3 * shape - 1) * g * inside) * length[i], abs=1e-5)
             assert weight[i] == pytest.approx(np.mean(shape * inside) * length[i], abs=1e-5)
 
 
@@ -131,7 +132,8 @@ def test_facet_pair_integral_against_sampling():
         inside = (beta[:, 0] >= 0) & (beta[:, 1] >= 0) & (beta[:, 0] + beta[:, 1] <= 1)
         g = (x - a) @ n
         for j in range(3):
-            assert gap[j].value[i] == pytest.approx(np.mean(zeta[:, j] * g * inside) * ref_area[i],
+            # the gap is weighted by the vertex's dual function 4 zeta - 1, the weight by zeta
+            assert gap[j].value[i] == pytest.approx(np.mean((4 * zeta[:, j] - 1) * g * inside) * ref_area[i],
                                                     abs=2e-3 * ref_area[i] * np.abs(g).max())
             assert weight[i, j] == pytest.approx(np.mean(zeta[:, j] * inside) * ref_area[i],
                                                  abs=2e-3 * ref_area[i])

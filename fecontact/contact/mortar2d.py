@@ -165,7 +165,9 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
     for g in GAUSS:
         eta = lo + span * g
         shape = _where(first, 1.0 - eta, eta)
-        w = shape * span * length * 0.5
+        dx = span * length * 0.5
+        # the dual function of the node on this segment, int dual_j N_k = delta_jk int N_k
+        w = (3.0 * shape - 1.0) * dx
         xs = [s1[i] + eta * e[i] for i in range(2)]
         xi = xi0 + eta * dxi
         xs0 = [x_s10[:, i] + eta * (x_s20[:, i] - x_s10[:, i]) for i in range(2)]
@@ -175,7 +177,7 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
         s_q = w * dot([tangent0[:, 0], tangent0[:, 1]], rel)
         gap = g_q if gap is None else gap + g_q
         slip = s_q if slip is None else slip + s_q
-        weight += w.value
+        weight += (shape * dx).value
     normal = np.column_stack([c.value for c in n])
     return gap, slip, weight, normal
 

@@ -327,11 +327,13 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
                   for one, other in ((at_centre, fa), (fa, fb), (fb, at_centre))]
         for j in range(3):
             weight[:, j] += w.value * sum(pt[j].value for pt in points)
-            gj = w * (points[0][j] * points[0][3] + points[1][j] * points[1][3] + points[2][j] * points[2][3])
+            # the dual function of vertex j, 4 zeta_j - 1: int dual_j N_k = delta_jk int N_k
+            dual = [4.0 * pt[j] - 1.0 for pt in points]
+            gj = w * (dual[0] * points[0][3] + dual[1] * points[1][3] + dual[2] * points[2][3])
             gap[j] = gj if gap[j] is None else gap[j] + gj
             for q in range(2):
                 f = 4 + 2 * j + q
-                sq = w * (points[0][j] * points[0][f] + points[1][j] * points[1][f] + points[2][j] * points[2][f])
+                sq = w * (dual[0] * points[0][f] + dual[1] * points[1][f] + dual[2] * points[2][f])
                 slip[j][q] = sq if slip[j][q] is None else slip[j][q] + sq
     normal = np.column_stack([c.value for c in n])
     return gap, slip, weight, normal
