@@ -5,13 +5,15 @@ slave force to the master through the master shape functions at one point;
 that transfer is not consistent, so a uniform pressure across non-matching
 meshes comes out non-uniform (the contact patch test fails).  The mortar
 form measures the gap in an integral sense instead.  With ``N_j`` the
-piecewise-linear slave shape function of node ``j`` and the slave surface
-projected along the master normals,
+piecewise-linear slave shape function of node ``j``, ``Phi_j`` its dual
+function (``Phi_j = 3 N_j - 1`` on each slave segment, so that
+``int Phi_j N_k = delta_jk int N_k``) and the slave surface projected along
+the master normals,
 
 .. math::
 
-    \tilde g_j = \int_{\Gamma_s} N_j\, g \, d\Gamma, \qquad
-    \Delta\tilde s_j = \int_{\Gamma_s} N_j\, \tau^0_j\cdot
+    \tilde g_j = \int_{\Gamma_s} \Phi_j\, g \, d\Gamma, \qquad
+    \Delta\tilde s_j = \int_{\Gamma_s} \Phi_j\, \tau^0_j\cdot
         \big[(x_s - x_s^0) - (x_m - x_m^0)\circ\pi\big] \, d\Gamma,
 
 where ``g = n_f . (x_s - x_a)`` on the part of slave segment ``e`` that
@@ -24,14 +26,17 @@ master parameter ``xi(eta)`` is affine, the overlap is the interval where
 points integrate them exactly (segment-based integration).
 
 The kinematic rows of node ``j`` are ``gap_j = g~_j / A_j`` and
-``slip_j = Delta s~_j / A_j`` (``A_j`` the lumped nodal length), so that the
-contact virtual work ``A_j lam_j d(gap_j) = lam_j d(g~_j)`` is that of the
-traction field ``sum_j lam_j N_j``, and the multipliers stay tractions.  The
-constraint is the weighted-gap condition ``g~_j >= 0, lam_j >= 0,
-lam_j g~_j = 0`` (standard, not dual, multiplier shape functions).  With it a
+``slip_j = Delta s~_j / A_j`` (``A_j = int N_j`` the lumped nodal length), so
+that the contact virtual work ``A_j lam_j d(gap_j) = lam_j d(g~_j)`` is that
+of the traction field ``sum_j lam_j Phi_j`` and the multipliers stay
+tractions.  The constraint is the weighted-gap condition ``g~_j >= 0,
+lam_j >= 0, lam_j g~_j = 0`` with dual multiplier functions (Wohlmuth): the
+force on slave node ``k`` is ``sum_j lam_j int Phi_j N_k = A_k lam_k``, the
+multiplier times the lumped length as in node-to-segment, so the nodal
+pressure is the multiplier, with no surface mass matrix to invert.  A
 uniform pressure is transmitted exactly across any non-matching flat
 interface: the master nodal forces are ``p int N_m`` by the partition of
-unity of the ``N_j`` and exact integration.
+unity of the ``Phi_j`` (``sum_j Phi_j = 1``) and exact integration.
 
 Derivatives are exact (:class:`fecontact.contact.jet.Jet`) for a fixed set of
 overlapping pairs.  A slave node whose support overlaps no master segment
@@ -137,7 +142,7 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
     Returns
     -------
     gap, slip : Jet
-        ``int N g`` and ``int N tau0 . (relative displacement)`` over the
+        ``int Phi g`` and ``int Phi tau0 . (relative displacement)`` over the
         overlap, with derivatives in the local variables
         ``(x_s1, y_s1, x_s2, y_s2, x_a, y_a, x_b, y_b)``.
     weight : ndarray, shape (p,)
@@ -309,7 +314,7 @@ class MortarRows:
         Parameters
         ----------
         gap : Jet
-            Their ``int N_j g``, shape (b,), ``k_c`` variables.
+            Their ``int Phi_j g``, shape (b,), ``k_c`` variables.
         slip : list of Jet
             ``q`` tangential components of ``int N_j tau0 . (relative displacement)``.
         weight : ndarray, shape (b,)

@@ -1,15 +1,17 @@
 r"""Facet-to-facet (mortar) contact kinematics in 3D on triangle surfaces.
 
 The 3D counterpart of :mod:`fecontact.contact.mortar2d`: for slave node ``j`` with the
-linear slave shape function ``N_j``,
+linear slave shape function ``N_j`` and its dual function ``Phi_j = 4 N_j - 1`` on each
+slave triangle (``int Phi_j N_k = delta_jk int N_k``),
 
 .. math::
 
-    \tilde g_j = \int_{\Gamma_s} N_j\, g \, d\Gamma, \qquad
-    \Delta\tilde s_j = \int_{\Gamma_s} N_j\, \tau^0_j\cdot
+    \tilde g_j = \int_{\Gamma_s} \Phi_j\, g \, d\Gamma, \qquad
+    \Delta\tilde s_j = \int_{\Gamma_s} \Phi_j\, \tau^0_j\cdot
         \big[(x_s - x_s^0) - (x_m - x_m^0)\circ\pi\big] \, d\Gamma
 
-and the kinematic rows are ``g~_j / A_j`` and ``Delta s~_j / A_j``.
+and the kinematic rows are ``g~_j / A_j`` and ``Delta s~_j / A_j`` (dual multipliers:
+the force on slave node ``j`` is ``A_j lam_j``).
 
 Segmentation.  For each facing pair of a slave triangle ``e`` and a master
 triangle ``f`` the slave triangle is projected along the master normal
@@ -19,7 +21,7 @@ intersection of two of the six edge lines (a vertex of one triangle is the
 intersection of its two edges there).  The polygon is fanned from its
 centroid into triangles.  On each, the slave coordinates ``zeta`` and the
 master coordinates ``beta`` of a point are affine, so the integrands
-``N_j g`` (``g`` the interpolated height of the slave vertices above the
+``Phi_j g`` (``g`` the interpolated height of the slave vertices above the
 master plane) and the slip integrand are quadratic, and the three-point
 edge-midpoint rule integrates them exactly.  The measure is the reference
 slave area (``dGamma = A_e^ref / A_e^proj dA``), as the lumped areas.
@@ -254,7 +256,7 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     Returns
     -------
     gap : list of 3 Jet
-        ``int N_j g`` for the slave vertices ``j = 0, 1, 2``; the 18 local
+        ``int Phi_j g`` (``Phi_j = 4 zeta_j - 1``) for the slave vertices ``j = 0, 1, 2``; the 18 local
         variables are the slave then the master vertex coordinates.
     slip : list of 3 lists of 2 Jet
     weight : ndarray, shape (p, 3)
