@@ -132,11 +132,8 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
     sysm = problem.system
     x = problem.coordinates(state.u)                                   # (dim, n_nodes)
     forces = slave_forces(problem, state)                              # (m, dim)
-    pressure = state.multiplier[:, 0].copy()
-    for pair, s in zip(problem.pairs, problem.slices):
-        if pair.formulation == "mortar":     # the dual multiplier is not a nodal pressure
-            normal_force = np.einsum("md,md->m", forces[s], state.normal[s])
-            pressure[s] = normal_force / problem.area[s]
+    # the normal multiplier is the nodal pressure of both formulations (mortar: dual multipliers)
+    pressure = state.multiplier[:, 0]
     out = []
     for pair, s in zip(problem.pairs, problem.slices):
         nodes = sysm.global_nodes(pair.slave.body, pair.slave.nodes)

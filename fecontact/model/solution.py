@@ -279,7 +279,10 @@ class PairFields:
     points : ndarray, shape (dim, m)
         Reference coordinates.
     pressure : ndarray, shape (m,)
-        Normal traction ``lam_n`` (>= 0 in contact).
+        Normal traction ``lam_n`` (>= 0 in contact): the method's multiplier,
+        for node-to-segment and for mortar (whose dual multiplier functions
+        make ``lam_n`` the coefficient of the traction field
+        ``sum_j lam_j Phi_j``).
     shear : ndarray, shape (m, dim - 1)
         Tangential traction components in the node's tangent basis
         (``state.multiplier_basis``; the VTU's ``contact_shear1/2``).
@@ -288,7 +291,9 @@ class PairFields:
     force : ndarray, shape (dim, m)
         Contact force on each slave node (:func:`fecontact.analysis.contact_results.slave_forces`):
         ``area * traction`` for node-to-segment; for mortar the exact nodal
-        force, also where a node is only partly covered by the master.
+        force ``sum_j lam_j int Phi_j N_k``, which is ``area * traction`` where
+        the master covers the node's facets and differs where a node is only
+        partly covered (at the master's edge).
         Its sum is the pair's resultant on the slave body.
     area : ndarray, shape (m,)
         Lumped nodal area (length in 2D) of each slave node.
