@@ -135,7 +135,8 @@ def test_node_just_past_the_end_is_open_just_inside_touches_2d():
     below.fix(lambda x: np.isclose(x[1], -1), name="bottom")
     above.fix(lambda x: np.isclose(x[1], 0.5), name="top")
     s = below.surface(lambda x: np.isclose(x[1], -0.01))
-    model = fc.Model([below, above], [fc.Contact(s, above.surface(lambda x: np.isclose(x[1], 0)))])
+    model = fc.Model([below, above], [fc.Contact(s, above.surface(lambda x: np.isclose(x[1], 0)),
+                                                 formulation="node_to_segment")])
     problem = model.assemble().problem
     kin = problem.kinematics(np.zeros(problem.system.n_dofs), 0.0, None).local
     order = np.argsort(problem.X[0, problem.system.global_nodes(0, s.surface.nodes)])

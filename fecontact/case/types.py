@@ -269,7 +269,7 @@ class ContactTable(Table):
     c_n: Annotated[Positive, Meta(description="normal augmentation (default: from the stiffness)")] | Unset = UNSET
     c_t: Annotated[Positive, Meta(description="tangential augmentation (default: from the stiffness)")] | Unset = UNSET
     augmentation_factor: Positive | Unset = UNSET
-    formulation: Literal[FORMULATIONS] | Unset = UNSET
+    formulation: Annotated[Literal[FORMULATIONS], Meta(description="default: auto (mortar between two bodies of linear elements, else node_to_segment)")] | Unset = UNSET
     two_pass: bool | Unset = UNSET
     enforcement: Literal[ENFORCEMENTS] | Unset = UNSET
     penalty_factor: Positive | Unset = UNSET

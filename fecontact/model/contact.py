@@ -13,11 +13,13 @@ import numpy as np
 
 from ..contact.obstacles import OBSTACLES, RigidObstacle
 from ..contact.pairs import ContactPair
+from ..contact.smoothing import SMOOTHINGS
 from ..friction import Frictionless, FrictionLaw
 from ..solve.problem import automatic_augmentation
 from .body import SurfaceRef
+from .formulation import choose_formulation, mortar_refusal
 
-FORMULATIONS = ("node_to_segment", "mortar")
+FORMULATIONS = ("auto", "node_to_segment", "mortar")
 ENFORCEMENTS = ("multiplier", "penalty")
 
 
@@ -36,9 +38,14 @@ class Contact:
         or :class:`fecontact.SmoothIPC`.
     name : str, optional
         Default ``"contact<k>"`` with ``k`` its position in the model.
-    formulation : {"node_to_segment", "mortar"}
-        Node-to-segment (2D) / node-to-facet (3D), or mortar (bodies of
-        linear elements as master; triangle facets in 3D).
+    formulation : {"auto", "node_to_segment", "mortar"}
+        Node-to-segment (2D) / node-to-facet (3D), or mortar (dual
+        multipliers; bodies of linear elements as master; triangle facets in
+        3D).  ``"auto"`` (default): mortar between two bodies wherever it
+        applies, node-to-segment against rigid obstacles, with a penalty or
+        two passes, and on quadratic elements
+        (:func:`fecontact.model.formulation.choose_formulation`;
+        :attr:`method` is the one chosen).
     enforcement : {"multiplier", "penalty"}
         Exact Signorini conditions by multipliers, or a frictionless penalty.
     c_n, c_t : float, optional
@@ -55,6 +62,14 @@ class Contact:
     penetration_tolerance : float, optional
         Initial penetration accepted by the model check (an interference
         fit); default ``1e-6`` times the model's bounding-box diagonal.
+    smoothing : {"auto", "hermite", "none"}
+        Master geometry of node-to-segment contact in 2D: ``"hermite"``
+        replaces each master segment by a cubic curve through its nodes
+        along the nodal normals (:mod:`fecontact.contact.smoothing`), so that
+        a faceted curved master measures no chord sag; ``"none"`` keeps the
+        straight segments; ``"auto"`` smooths masters that are not straight
+        (free ends and corners above 30 degrees keep their segment's
+        direction).  Rigid obstacles, mortar and 3D are not affected.
 
     Examples
     --------
@@ -75,7 +90,7 @@ class Contact:
     master: object
     friction: FrictionLaw = field(default_factory=Frictionless)
     name: str | None = None
-    formulation: str = "node_to_segment"
+    formulation: str = "auto"
     enforcement: str = "multiplier"
     c_n: float | None = None
     c_t: float | None = None
@@ -83,6 +98,7 @@ class Contact:
     penalty_factor: float = 1.0e3
     two_pass: bool = False
     penetration_tolerance: float | None = None
+    smoothing: str = "auto"
 
     def __post_init__(self):
         if not isinstance(self.slave, SurfaceRef):
@@ -100,13 +116,15 @@ class Contact:
         if self.formulation not in FORMULATIONS:
             raise ValueError(f"formulation = {self.formulation!r}; choose one of "
                              f"{', '.join(FORMULATIONS)}")
+        if self.smoothing not in SMOOTHINGS:
+            raise ValueError(f"smoothing = {self.smoothing!r}; choose one of {', '.join(SMOOTHINGS)}")
         if self.enforcement not in ENFORCEMENTS:
             raise ValueError(f"enforcement = {self.enforcement!r}; choose one of "
                              f"{', '.join(ENFORCEMENTS)}")
         if self.formulation == "mortar":
             self._check_mortar()
         body_master = isinstance(self.master, SurfaceRef)
-        if self.two_pass and (self.enforcement != "penalty" or self.formulation != "node_to_segment"
+        if self.two_pass and (self.enforcement != "penalty" or self.formulation == "mortar"
                               or not body_master):
             raise ValueError("two_pass needs a body as master, formulation = 'node_to_segment' and "
                              "enforcement = 'penalty' (with multipliers the two passes constrain "
@@ -127,17 +145,16 @@ class Contact:
             raise ValueError(f"augmentation_factor must be > 0, got {self.augmentation_factor}")
 
     def _check_mortar(self):
-        prefix = "formulation = 'mortar'"
-        if not isinstance(self.master, SurfaceRef):
-            raise ValueError(f"{prefix} needs a body as master, not an obstacle")
-        for ref in (self.slave, self.master):
-            part = ref.body.part
-            if part.has_edge_nodes:
-                raise ValueError(f"{prefix} needs linear elements; body {part.name!r} is "
-                                 f"{part.element}")
-            if part.dim == 3 and ref.surface.facets.shape[0] != 3:
-                raise ValueError(f"{prefix} needs triangle facets in 3D (tetrahedra); body "
-                                 f"{part.name!r} has quadrilaterals")
+        refusal = mortar_refusal(self.slave, self.master)
+        if refusal is not None:
+            raise ValueError(f"formulation = 'mortar' {refusal}")
+
+    @property
+    def method(self) -> str:
+        """The formulation the pair is solved with: ``formulation``, or what ``"auto"`` chose."""
+        if self.formulation != "auto":
+            return self.formulation
+        return choose_formulation(self.slave, self.master, self.enforcement, self.two_pass)[0]
 
     def pairs(self, system, index: dict, name: str, default_amplitude) -> list:
         """The contact pairs of the assembled model (two with ``two_pass``).
@@ -176,13 +193,15 @@ class Contact:
             return automatic_augmentation(system, surface.body, surface.scale, self.penalty_factor)
 
         out = [ContactPair(name=name, slave=slave, master=master, friction=self.friction, c_n=c_n,
-                           c_t=c_t, formulation=self.formulation, penalty=penalty(slave))]
+                           c_t=c_t, formulation=self.method, penalty=penalty(slave),
+                           smoothing=self.smoothing)]
         if self.two_pass:
             back = automatic_augmentation(system, master.body, master.scale,
                                           self.augmentation_factor, slave.body)
             out.append(ContactPair(name=f"{name}-reverse", slave=master, master=slave,
                                    friction=self.friction, c_n=back, c_t=back.copy(),
-                                   formulation=self.formulation, penalty=penalty(master)))
+                                   formulation=self.method, penalty=penalty(master),
+                                   smoothing=self.smoothing))
         return out
 
 
