@@ -29,11 +29,12 @@ import scipy.sparse as sp
 
 from ..bodies.system import BulkSystem
 from ..friction.base import FrictionLaw
-from .kinematics2d import LocalKinematics, node_to_segment
+from .kinematics2d import LocalKinematics
 from .kinematics3d import node_to_edge, node_to_quad, node_to_triangle, node_to_vertex, tangent_basis
 from .mortar2d import weighted_kinematics
 from .mortar3d import weighted_kinematics as weighted_kinematics3d
 from .obstacles import Obstacle
+from .smoothing import segment_kinematics
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_edge_reach, free_ends_2d, past_free_end_2d)
 from .surface import ContactSurface, clamped_nodes, warn_clamped
@@ -73,6 +74,8 @@ class ContactPair:
         Penalty stiffness per slave node (traction per length): the normal
         condition is then ``lam_n = penalty * max(0, -g_n)`` instead of the
         exact Signorini condition (frictionless pairs only).
+    smoothing : str
+        2D node-to-segment master geometry (:data:`fecontact.contact.smoothing.SMOOTHINGS`).
     """
 
     name: str
@@ -83,6 +86,7 @@ class ContactPair:
     c_t: np.ndarray
     formulation: str = "node_to_segment"
     penalty: np.ndarray | None = None
+    smoothing: str = "auto"
 
     @property
     def n_nodes(self) -> int:
@@ -196,14 +200,14 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
         ga = system.global_nodes(master.body, master.facets[0])
         gb = system.global_nodes(master.body, master.facets[1])
         proj = closest_segments(xs, x[:, ga].T, x[:, gb].T, previous=facet0)
-        a, b = ga[proj.segment], gb[proj.segment]
-        local = node_to_segment(xs, x[:, a].T, x[:, b].T, xs0, x0[:, a].T, x0[:, b].T, tangent0)
+        local, nodes = segment_kinematics(pair.smoothing, master, system, proj, xs, xs0, x, x0,
+                                          tangent0)            # master nodes, -1: unused
         past = past_free_end_2d(proj.xi, proj.segment, *free_ends_2d(master.facets))
         if tangent0 is None and facet0 is None:
             _warn_past_free_ends(pair, system, int(past.sum()))
         local = open_rows(local, past, np.maximum(proj.distance, pair.slave.area))
-        dofs = np.hstack([slave_dofs, system.node_dofs(a), system.node_dofs(b)])
-        return PairKinematics(local, dofs, proj.segment)
+        dofs = np.where(np.repeat(nodes, dim, axis=1) >= 0, system.node_dofs(nodes.ravel()).reshape(len(nodes), -1), -1)
+        return PairKinematics(local, np.hstack([slave_dofs, dofs]), proj.segment)
     if not isinstance(master, Obstacle):
         raise TypeError(f"unknown master of pair {pair.name!r}: {type(master).__name__}")
     local = master.kinematics(xs, xs0, t, t0, tangent0, reference)
