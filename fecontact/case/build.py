@@ -159,7 +159,7 @@ def _contact_of(spec: dict, where: str, bodies: dict, source: str) -> Contact:
     slave = surface_of(spec["slave"], f"{where}.slave", bodies, source)
     master = master_of(spec["master"], f"{where}.master", bodies, source)
     law = friction_law(spec.get("friction", {"law": "frictionless"}), f"{where}.friction", source)
-    options = {key: spec[key] for key in ("name", "formulation", "enforcement", "two_pass")
+    options = {key: spec[key] for key in ("name", "formulation", "enforcement", "two_pass", "smoothing")
                if key in spec}
     options.update({key: float(spec[key]) for key in ("c_n", "c_t", "augmentation_factor",
                                                       "penalty_factor", "penetration_tolerance")

@@ -36,6 +36,7 @@ from ..contact.obstacles import OBSTACLES, Coordinates
 from ..fields import MAX_COUNT, Count, Fraction, Modulus, NonNegative, Number, Poisson, Positive
 from ..friction import registry
 from ..model.contact import ENFORCEMENTS, FORMULATIONS
+from ..contact.smoothing import SMOOTHINGS
 from ..solve.backends import CHOICES as BACKENDS
 from .friction import friction_table
 from .meshes import MESH_TABLES, mesh_dimension
@@ -274,6 +275,7 @@ class ContactTable(Table):
     enforcement: Literal[ENFORCEMENTS] | Unset = UNSET
     penalty_factor: Positive | Unset = UNSET
     penetration_tolerance: NonNegative | Unset = UNSET
+    smoothing: Annotated[Literal[SMOOTHINGS], Meta(description="2D node-to-segment master geometry: smoothed curves (hermite), straight segments (none), or curves where the master is not straight (auto, default)")] | Unset = UNSET
 
 
 class TieTable(Table):
