@@ -39,14 +39,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from .jet import Jet, cross3, difference3, dot
+from .jet import Jet
 from .mortar2d import MortarRows
+from .mortar3d_integrals import pair_kernel
 
 #: Candidate pairs clipped at once (:func:`facing_pairs`)
 CHUNK_CLIP = 8192
-#: Pairs whose jets are evaluated at once (:func:`weighted_kinematics`): bounds the memory of the
-#: temporaries, batches of jets of 18 variables
-CHUNK_3D = 128
+#: Pairs integrated at once (:func:`weighted_kinematics`): bounds the memory of their
+#: gradients and Hessians, 9 x 18 x 18 numbers a pair
+CHUNK_3D = 512
 
 # the two edge lines through each vertex: lines 0-2 are the slave edges
 # (i -> i+1), lines 3-5 the master edges
@@ -198,43 +199,6 @@ def facing_pairs(slave, master, tol=1e-10):
             np.concatenate(lines), np.concatenate([pt[3] for pt in parts]))
 
 
-def _pick(index: np.ndarray, jets: list) -> Jet:
-    """Row-wise choice ``jets[index[r]]`` for each row ``r``."""
-    out = jets[0]
-    for i, j in enumerate(jets[1:], start=1):
-        sel = index == i
-        if sel.any():
-            out = Jet(np.where(sel, j.value, out.value), np.where(sel[:, None], j.grad, out.grad),
-                      np.where(sel[:, None, None], j.hess, out.hess))
-    return out
-
-
-def _planar(x, a, e1, e2):
-    d = difference3(x, a)
-    return [dot(d, e1), dot(d, e2)]
-
-
-def _jcross2(a, b):
-    return a[0] * b[1] - a[1] * b[0]
-
-
-def _barycentric(t):
-    """Jet barycentric coordinates in the 2D triangle ``t``: a function of the 2D point."""
-    r1, r2 = _sub2(t[1], t[0]), _sub2(t[2], t[0])
-    inv = _jcross2(r1, r2).reciprocal()
-
-    def of(x):
-        d = _sub2(x, t[0])
-        z1 = _jcross2(d, r2) * inv
-        z2 = _jcross2(r1, d) * inv
-        return [1.0 - z1 - z2, z1, z2]
-    return of
-
-
-def _sub2(a, b):
-    return [a[0] - b[0], a[1] - b[1]]
-
-
 def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_area):
     """Weighted gap and slip contributions of slave triangles on master triangles.
 
@@ -264,81 +228,12 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     normal : ndarray, shape (p, 3)
         Master normal.
     """
-    v = Jet.variables(np.hstack([slave.reshape(-1, 9), master.reshape(-1, 9)]))
-    xs = [v[3 * i:3 * i + 3] for i in range(3)]
-    xm = [v[9 + 3 * i:9 + 3 * i + 3] for i in range(3)]
-    a = xm[0]
-    raw = cross3(difference3(xm[1], a), difference3(xm[2], a))
-    n = [c * dot(raw, raw).sqrt().reciprocal() for c in raw]
-    t1 = difference3(xm[1], a)
-    inv1 = dot(t1, t1).sqrt().reciprocal()
-    e1 = [c * inv1 for c in t1]
-    e2 = cross3(n, e1)
-    S = [_planar(x, a, e1, e2) for x in xs]
-    M = [_planar(x, a, e1, e2) for x in xm]
-    height = [dot(n, difference3(x, a)) for x in xs]
-    pts = S + M
-    starts, ends = pts, [pts[i] for i in _LINE_END]
-
-    def endpoint(index, which):
-        return [_pick(index, [w[c] for w in which]) for c in range(2)]
-
-    V = lines.shape[1]
-    poly = []
-    for k in range(V):
-        l1, l2 = lines[:, k, 0], lines[:, k, 1]
-        P1, Q1, P2, Q2 = endpoint(l1, starts), endpoint(l1, ends), endpoint(l2, starts), endpoint(l2, ends)
-        r, s = _sub2(Q1, P1), _sub2(Q2, P2)
-        t = _jcross2(_sub2(P2, P1), s) / _jcross2(r, s)
-        poly.append([P1[0] + t * r[0], P1[1] + t * r[1]])
-    w_c = 1.0 / count
-    centre = [sum((poly[k][c] * np.where(k < count, w_c, 0.0) for k in range(V)),
-                  start=Jet.constant(0.0, poly[0][0])) for c in range(2)]
-    slave_area = 0.5 * _jcross2(_sub2(S[1], S[0]), _sub2(S[2], S[0]))
-    # the projected slave triangle turns the other way (it faces the master)
-    measure = (-1.0 * slave_area).reciprocal() * ref_area
-    disp_s = [[xs[i][c] - slave0[:, i, c] for c in range(3)] for i in range(3)]
-    disp_m = [[xm[i][c] - master0[:, i, c] for c in range(3)] for i in range(3)]
-    tangents = [[[tangent0[:, j, q, c] for c in range(3)] for q in range(2)] for j in range(3)]
-    in_slave, in_master = _barycentric(S), _barycentric(M)
-
-    def fields(X):
-        """The affine integrand factors at point ``X``: ``zeta_j``, ``g`` and ``tau0_jq . rel``."""
-        zeta, beta = in_slave(X), in_master(X)
-        g = zeta[0] * height[0] + zeta[1] * height[1] + zeta[2] * height[2]
-        rel = []
-        for c in range(3):
-            r_c = 0.0
-            for i in range(3):
-                r_c = r_c + zeta[i] * disp_s[i][c] - beta[i] * disp_m[i][c]
-            rel.append(r_c)
-        return zeta + [g] + [dot(tangents[j][q], rel) for j in range(3) for q in range(2)]
-
-    # the factors are affine on the polygon: evaluated at its vertices and centre, they are
-    # averaged to the edge midpoints of the fan triangles (the three-point rule's points)
-    at_centre, at_vertex = fields(centre), [fields(poly[k]) for k in range(V)]
-    gap = [None] * 3
-    slip = [[None, None] for _ in range(3)]
-    weight = np.zeros((slave.shape[0], 3))
-    for k in range(V):
-        A, B = poly[k], poly[(k + 1) % V]
-        tri_area = 0.5 * _jcross2(_sub2(A, centre), _sub2(B, centre))
-        w = tri_area * measure * (1.0 / 3.0)
-        fa, fb = at_vertex[k], at_vertex[(k + 1) % V]
-        points = [[0.5 * (u + v) for u, v in zip(one, other)]
-                  for one, other in ((at_centre, fa), (fa, fb), (fb, at_centre))]
-        for j in range(3):
-            weight[:, j] += w.value * sum(pt[j].value for pt in points)
-            # the dual function of vertex j, 4 zeta_j - 1: int dual_j N_k = delta_jk int N_k
-            dual = [4.0 * pt[j] - 1.0 for pt in points]
-            gj = w * (dual[0] * points[0][3] + dual[1] * points[1][3] + dual[2] * points[2][3])
-            gap[j] = gj if gap[j] is None else gap[j] + gj
-            for q in range(2):
-                f = 4 + 2 * j + q
-                sq = w * (dual[0] * points[0][f] + dual[1] * points[1][f] + dual[2] * points[2][f])
-                slip[j][q] = sq if slip[j][q] is None else slip[j][q] + sq
-    normal = np.column_stack([c.value for c in n])
-    return gap, slip, weight, normal
+    value, grad, hess, weight, normal = pair_kernel(
+        *(np.ascontiguousarray(a, dtype=float) for a in (slave, master, slave0, master0)),
+        np.ascontiguousarray(lines, dtype=np.int64), np.ascontiguousarray(count, dtype=np.int64),
+        np.ascontiguousarray(tangent0, dtype=float), np.ascontiguousarray(ref_area, dtype=float))
+    jets = [Jet(value[:, o], grad[:, o], hess[:, o]) for o in range(9)]
+    return jets[:3], [jets[3 + 2 * j:5 + 2 * j] for j in range(3)], weight, normal
 
 
 def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes, ref_area,
