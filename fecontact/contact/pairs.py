@@ -30,9 +30,9 @@ import scipy.sparse as sp
 from ..bodies.system import BulkSystem
 from ..friction.base import FrictionLaw
 from .kinematics2d import LocalKinematics
-from .kinematics3d import node_to_edge, node_to_quad, node_to_triangle, node_to_vertex, tangent_basis
+from .kinematics3d import node_to_edge, node_to_quad, node_to_triangle, node_to_vertex
 from .mortar2d import weighted_kinematics
-from .mortar3d import weighted_kinematics as weighted_kinematics3d
+from .mortar_facets import facet_mortar, slot_dofs
 from .obstacles import Obstacle
 from .smoothing import segment_kinematics
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
@@ -228,44 +228,20 @@ def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
         xs, xs0, rows, x[:, ga].T, x[:, gb].T, x0[:, ga].T, x0[:, gb].T, slave.area, length,
         tangent0, ids.reshape(-1, 2))
     # master point m + i is the master node nodes[i]
-    return PairKinematics(local, _slot_dofs(system, slave, nodes, slots),
+    return PairKinematics(local, slot_dofs(system, slave, nodes, slots),
                           segment)
 
 
 def _mortar3d_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0, tangent0,
                          reference, nts: PairKinematics) -> PairKinematics:
-    """Facet-to-facet kinematics (:mod:`fecontact.contact.mortar3d`).
+    """Facet-to-facet kinematics (:func:`fecontact.contact.mortar_facets.facet_mortar`).
 
     ``nts`` (node-to-facet kinematics of the same nodes) supplies the facet,
     and the normal, tangents and distance of nodes no master facet covers.
     """
-    slave, master = pair.slave, pair.master
-    rows = np.searchsorted(slave.nodes, slave.facets)                     # (3, n_e)
-    G = system.global_nodes(master.body, master.facets.ravel()).reshape(master.facets.shape)
-    nodes, ids = np.unique(G, return_inverse=True)
-    X = system.bodies[slave.body].node_coords[:, slave.facets]            # (3, 3, n_e)
-    ref_area = 0.5 * np.linalg.norm(np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0], axis=0), axis=0)
-    local, slots = weighted_kinematics3d(
-        np.transpose(xs[rows], (1, 0, 2)), np.transpose(xs0[rows], (1, 0, 2)), rows.T,
-        np.transpose(x[:, G], (2, 1, 0)), np.transpose(x0[:, G], (2, 1, 0)), ids.reshape(G.shape).T,
-        ref_area, nts.local.tangent if tangent0 is None else tangent0, slave.area,
-        np.abs(nts.local.gap), nts.local.normal, nts.local.tangent,
-        lambda nrm: tangent_basis(nrm, reference))
-    # master point m + i is the master node nodes[i]
-    return PairKinematics(local, _slot_dofs(system, slave, nodes, slots), nts.facet)
-
-
-def _slot_dofs(system: BulkSystem, slave: ContactSurface, master_points: np.ndarray,
-               slots: np.ndarray) -> np.ndarray:
-    """Global DOFs of mortar slots, shape (m, P * n_p * dim), ``-1`` in unused slots.
-
-    ``slots`` (m, P, n_p) holds slave rows ``0..m-1`` and master points
-    ``m + j`` (global node ``master_points[j]``), ``-1`` where unused.
-    """
-    nodes = np.concatenate([system.global_nodes(slave.body, slave.nodes), master_points, [-1]])
-    node = nodes[np.where(slots >= 0, slots, nodes.size - 1)]
-    dofs = system.node_dofs(np.maximum(node, 0).ravel()).reshape(node.shape + (system.dim,))
-    return np.where(node[..., None] >= 0, dofs, -1).reshape(slots.shape[0], -1)
+    local, dofs = facet_mortar(pair.slave, pair.master, system, xs, xs0, x, x0, tangent0, reference,
+                               nts.local)
+    return PairKinematics(local, dofs, nts.facet)
 
 
 def _facet_kinematics(master: ContactSurface, system: BulkSystem, xs, xs0, x, x0, slave_dofs,

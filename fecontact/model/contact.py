@@ -40,10 +40,11 @@ class Contact:
         Default ``"contact<k>"`` with ``k`` its position in the model.
     formulation : {"auto", "node_to_segment", "mortar"}
         Node-to-segment (2D) / node-to-facet (3D), or mortar (dual
-        multipliers; bodies of linear elements as master; triangle facets in
-        3D).  ``"auto"`` (default): mortar between two bodies wherever it
-        applies, node-to-segment against rigid obstacles, with a penalty or
-        two passes, and on quadratic elements
+        multipliers; bodies of linear elements as master; triangle or
+        quadrilateral facets in 3D).  ``"auto"`` (default): mortar between two
+        bodies wherever it applies (not yet on quadrilateral facets),
+        node-to-segment against rigid obstacles, with a penalty or two passes,
+        and on quadratic elements
         (:func:`fecontact.model.formulation.choose_formulation`;
         :attr:`method` is the one chosen).
     enforcement : {"multiplier", "penalty"}

@@ -39,9 +39,6 @@ def mortar_refusal(slave, master) -> str | None:
         part = ref.body.part
         if part.has_edge_nodes:
             return f"needs linear elements; body {part.name!r} is {part.element}"
-        if part.dim == 3 and ref.surface.facets.shape[0] != 3:
-            return (f"needs triangle facets in 3D (tetrahedra); body {part.name!r} has "
-                    f"quadrilaterals")
     return None
 
 
@@ -67,4 +64,6 @@ def choose_formulation(slave, master, enforcement: str = "multiplier",
     refusal = mortar_refusal(slave, master)
     if refusal is not None:
         return "node_to_segment", f"mortar {refusal}"
+    if any(ref.body.part.dim == 3 and ref.surface.facets.shape[0] == 4 for ref in (slave, master)):
+        return "node_to_segment", "mortar on quadrilateral facets is chosen only on request"
     return "mortar", "two bodies of linear elements"
