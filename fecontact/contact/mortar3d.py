@@ -170,20 +170,23 @@ def facing_pairs(slave, master, tol=1e-10):
     rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
     rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
     rm = rm_f.max(initial=0.0)
-    hits = cKDTree(cm).query_ball_point(cs, 2.0 * (rs + rm))
-    counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
-    e = np.repeat(np.arange(len(hits)), counts)
-    f = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
-    ns = np.cross(slave[e, 1] - slave[e, 0], slave[e, 2] - slave[e, 0])
-    nm = np.cross(master[f, 1] - master[f, 0], master[f, 2] - master[f, 0])
-    facing = np.einsum("pi,pi->p", ns, nm) < 0.0
+    radius = 2.0 * (rs + rm)
+    found = cKDTree(cs).sparse_distance_matrix(cKDTree(cm), float(radius.max(initial=0.0)),
+                                               output_type="ndarray")
+    found = found[found["v"] <= radius[found["i"]]]
+    order = np.lexsort((found["j"], found["i"]))
+    e, f = found["i"][order].astype(int), found["j"][order].astype(int)
+    # facet normals once, gathered for the candidates
+    ns = np.cross(slave[:, 1] - slave[:, 0], slave[:, 2] - slave[:, 0])
+    nm = np.cross(master[:, 1] - master[:, 0], master[:, 2] - master[:, 0])
+    facing = np.einsum("pi,pi->p", ns[e], nm[f]) < 0.0
+    e, f = e[facing], f[facing]
     # projections that overlap have centroids within rs + rm_f of each other in the master plane
-    d = cs[e] - cm[f]
-    dn = np.einsum("pi,pi->p", d, nm)
-    inplane2 = np.einsum("pi,pi->p", d, d) - dn * dn / np.maximum(np.einsum("pi,pi->p", nm, nm), 1e-300)
-    near = inplane2 <= ((rs[e] + rm_f[f]) * (1.0 + 1e-6)) ** 2
-    sel = facing & near
-    e, f, scale = e[sel], f[sel], np.linalg.norm(nm[sel], axis=1)
+    d, nf = cs[e] - cm[f], nm[f]
+    dn = np.einsum("pi,pi->p", d, nf)
+    inplane2 = np.einsum("pi,pi->p", d, d) - dn * dn / np.maximum(np.einsum("pi,pi->p", nf, nf), 1e-300)
+    sel = inplane2 <= ((rs[e] + rm_f[f]) * (1.0 + 1e-6)) ** 2
+    e, f, scale = e[sel], f[sel], np.linalg.norm(nf[sel], axis=1)
     parts = []
     for start in range(0, e.size, CHUNK_CLIP):
         c = slice(start, start + CHUNK_CLIP)

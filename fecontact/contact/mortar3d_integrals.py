@@ -66,244 +66,272 @@ _VMAX = 16
 
 
 @numba.njit(**_JIT)
-def _mul(v, g, h, a, b, o):
-    """``o = a b`` (``o`` may be ``a`` or ``b``)."""
+def _mul(v, g, h, f, a, b, o):
+    """``o = a b`` (``o`` may be ``a`` or ``b``); Hessians known to vanish are not read."""
     va, vb = v[a], v[b]
+    ha, hb = f[a], f[b]
     for i in range(K):
         gai, gbi = g[a, i], g[b, i]
-        for k in range(i, K):
-            h[o, i, k] = va * h[b, i, k] + vb * h[a, i, k] + gai * g[b, k] + gbi * g[a, k]
+        if ha and hb:
+            for k in range(i, K):
+                h[o, i, k] = va * h[b, i, k] + vb * h[a, i, k] + gai * g[b, k] + gbi * g[a, k]
+        elif hb:
+            for k in range(i, K):
+                h[o, i, k] = va * h[b, i, k] + gai * g[b, k] + gbi * g[a, k]
+        elif ha:
+            for k in range(i, K):
+                h[o, i, k] = vb * h[a, i, k] + gai * g[b, k] + gbi * g[a, k]
+        else:
+            for k in range(i, K):
+                h[o, i, k] = gai * g[b, k] + gbi * g[a, k]
     for i in range(K):
         g[o, i] = va * g[b, i] + vb * g[a, i]
     v[o] = va * vb
+    f[o] = True
 
 
 @numba.njit(**_JIT)
-def _lin(v, g, h, ca, a, cb, b, c0, o):
+def _lin(v, g, h, f, ca, a, cb, b, c0, o):
     """``o = ca a + cb b + c0``."""
+    ha, hb = f[a] and ca != 0.0, f[b] and cb != 0.0
     for i in range(K):
         g[o, i] = ca * g[a, i] + cb * g[b, i]
-        for k in range(i, K):
-            h[o, i, k] = ca * h[a, i, k] + cb * h[b, i, k]
+        if ha and hb:
+            for k in range(i, K):
+                h[o, i, k] = ca * h[a, i, k] + cb * h[b, i, k]
+        elif ha:
+            for k in range(i, K):
+                h[o, i, k] = ca * h[a, i, k]
+        elif hb:
+            for k in range(i, K):
+                h[o, i, k] = cb * h[b, i, k]
     v[o] = ca * v[a] + cb * v[b] + c0
+    f[o] = ha or hb
 
 
 @numba.njit(**_JIT)
-def _unary(v, g, h, a, o, f, df, d2f):
-    """``o = F(a)`` with ``F = f``, ``F' = df``, ``F'' = d2f`` at ``a``."""
+def _unary(v, g, h, f, a, o, fa, df, d2f):
+    """``o = F(a)`` with ``F = fa``, ``F' = df``, ``F'' = d2f`` at ``a``."""
+    ha = f[a]
     for i in range(K):
         gai = g[a, i]
-        for k in range(i, K):
-            h[o, i, k] = df * h[a, i, k] + d2f * gai * g[a, k]
+        if ha:
+            for k in range(i, K):
+                h[o, i, k] = df * h[a, i, k] + d2f * gai * g[a, k]
+        else:
+            for k in range(i, K):
+                h[o, i, k] = d2f * gai * g[a, k]
     for i in range(K):
         g[o, i] = df * g[a, i]
-    v[o] = f
+    v[o] = fa
+    f[o] = True
 
 
 @numba.njit(**_JIT)
-def _const(v, g, h, c, o):
+def _const(v, g, h, f, c, o):
+    """``o = c``; its Hessian is marked zero, not written."""
     g[o, :] = 0.0
-    h[o, :, :] = 0.0
     v[o] = c
+    f[o] = False
 
 
 @numba.njit(**_JIT)
-def _diff(v, g, h, x, i, j, o):
+def _diff(v, g, h, f, x, i, j, o):
     """``o = x_i - x_j`` of two local variables."""
-    _const(v, g, h, x[i] - x[j], o)
+    _const(v, g, h, f, x[i] - x[j], o)
     g[o, i] = 1.0
     g[o, j] = -1.0
 
 
 @numba.njit(**_JIT)
-def _vec_diff(v, g, h, x, p, q, o):
+def _vec_diff(v, g, h, f, x, p, q, o):
     """The three jets ``x_p - x_q`` of the vertices whose first variables are ``p`` and ``q``."""
     for c in range(3):
-        _diff(v, g, h, x, p + c, q + c, o + c)
+        _diff(v, g, h, f, x, p + c, q + c, o + c)
 
 
 @numba.njit(**_JIT)
-def _det(v, g, h, a, b, o):
+def _det(v, g, h, f, a, b, o):
     """``o = [N, a, b] = N . (a x b)`` of the 3-vectors at slots ``a`` and ``b``."""
     t, s = _T + 6, _T + 7
     for c in range(3):
         c1, c2 = (c + 1) % 3, (c + 2) % 3
-        _mul(v, g, h, a + c1, b + c2, t)
-        _mul(v, g, h, a + c2, b + c1, s)
-        _lin(v, g, h, 1.0, t, -1.0, s, 0.0, t)
+        _mul(v, g, h, f, a + c1, b + c2, t)
+        _mul(v, g, h, f, a + c2, b + c1, s)
+        _lin(v, g, h, f, 1.0, t, -1.0, s, 0.0, t)
         if c == 0:
-            _mul(v, g, h, _N, t, o)
+            _mul(v, g, h, f, _N, t, o)
         else:
-            _mul(v, g, h, _N + c, t, t)
-            _lin(v, g, h, 1.0, o, 1.0, t, 0.0, o)
+            _mul(v, g, h, f, _N + c, t, t)
+            _lin(v, g, h, f, 1.0, o, 1.0, t, 0.0, o)
 
 
 @numba.njit(**_JIT)
-def _pair(v, g, h, x, x0, lines, count, tangent0):
+def _pair(v, g, h, f, x, x0, lines, count, tangent0):
     """Fill the output slots of one pair (coordinates ``x``, start-of-step ``x0``, shape (18,))."""
     S, M = 0, 9
     # master normal and its inverses
-    _vec_diff(v, g, h, x, M + 3, M, _U)
-    _vec_diff(v, g, h, x, M + 6, M, _V)
+    _vec_diff(v, g, h, f, x, M + 3, M, _U)
+    _vec_diff(v, g, h, f, x, M + 6, M, _V)
     for c in range(3):
         c1, c2 = (c + 1) % 3, (c + 2) % 3
-        _mul(v, g, h, _U + c1, _V + c2, _T)
-        _mul(v, g, h, _U + c2, _V + c1, _T + 1)
-        _lin(v, g, h, 1.0, _T, -1.0, _T + 1, 0.0, _N + c)
-    _mul(v, g, h, _N, _N, _NN)
+        _mul(v, g, h, f, _U + c1, _V + c2, _T)
+        _mul(v, g, h, f, _U + c2, _V + c1, _T + 1)
+        _lin(v, g, h, f, 1.0, _T, -1.0, _T + 1, 0.0, _N + c)
+    _mul(v, g, h, f, _N, _N, _NN)
     for c in range(1, 3):
-        _mul(v, g, h, _N + c, _N + c, _T)
-        _lin(v, g, h, 1.0, _NN, 1.0, _T, 0.0, _NN)
+        _mul(v, g, h, f, _N + c, _N + c, _T)
+        _lin(v, g, h, f, 1.0, _NN, 1.0, _T, 0.0, _NN)
     nn = v[_NN]
-    _unary(v, g, h, _NN, _INN, 1.0 / nn, -1.0 / nn**2, 2.0 / nn**3)
-    _unary(v, g, h, _NN, _ILEN, nn**-0.5, -0.5 * nn**-1.5, 0.75 * nn**-2.5)
+    _unary(v, g, h, f, _NN, _INN, 1.0 / nn, -1.0 / nn**2, 2.0 / nn**3)
+    _unary(v, g, h, f, _NN, _ILEN, nn**-0.5, -0.5 * nn**-1.5, 0.75 * nn**-2.5)
     # slave determinant
-    _vec_diff(v, g, h, x, S + 3, S, _U)
-    _vec_diff(v, g, h, x, S + 6, S, _V)
-    _det(v, g, h, _U, _V, _D)
+    _vec_diff(v, g, h, f, x, S + 3, S, _U)
+    _vec_diff(v, g, h, f, x, S + 6, S, _V)
+    _det(v, g, h, f, _U, _V, _D)
     d = v[_D]
-    _unary(v, g, h, _D, _ID, 1.0 / d, -1.0 / d**2, 2.0 / d**3)
+    _unary(v, g, h, f, _D, _ID, 1.0 / d, -1.0 / d**2, 2.0 / d**3)
     # polygon vertices in slave coordinates (zeta_1, zeta_2)
     n = count
     for k in range(n):
         l1, l2 = lines[k, 0], lines[k, 1]
         zx, zy = _ZX + k, _ZY + k
         if l1 < 3 and l2 < 3:                       # slave vertex l2
-            _const(v, g, h, 1.0 if l2 == 1 else 0.0, zx)
-            _const(v, g, h, 1.0 if l2 == 2 else 0.0, zy)
+            _const(v, g, h, f, 1.0 if l2 == 1 else 0.0, zx)
+            _const(v, g, h, f, 1.0 if l2 == 2 else 0.0, zy)
         elif l1 >= 3 and l2 >= 3:                   # master vertex l2 - 3 inside the slave
             p = M + 3 * (l2 - 3)
-            _vec_diff(v, g, h, x, S, p, _U)
-            _vec_diff(v, g, h, x, S + 3, p, _V)
-            _vec_diff(v, g, h, x, S + 6, p, _W)
-            _det(v, g, h, _W, _U, zx)
-            _mul(v, g, h, zx, _ID, zx)
-            _det(v, g, h, _U, _V, zy)
-            _mul(v, g, h, zy, _ID, zy)
+            _vec_diff(v, g, h, f, x, S, p, _U)
+            _vec_diff(v, g, h, f, x, S + 3, p, _V)
+            _vec_diff(v, g, h, f, x, S + 6, p, _W)
+            _det(v, g, h, f, _W, _U, zx)
+            _mul(v, g, h, f, zx, _ID, zx)
+            _det(v, g, h, f, _U, _V, zy)
+            _mul(v, g, h, f, zy, _ID, zy)
         else:                                       # slave edge l1 crossing master edge l2 - 3
             i, kk = l1, l2 - 3
             P, Q = S + 3 * i, M + 3 * kk
-            _vec_diff(v, g, h, x, Q, P, _U)
-            _vec_diff(v, g, h, x, M + 3 * ((kk + 1) % 3), Q, _V)
-            _vec_diff(v, g, h, x, S + 3 * ((i + 1) % 3), P, _W)
-            _det(v, g, h, _U, _V, _T)
-            _det(v, g, h, _W, _V, _T + 1)
-            _unary(v, g, h, _T + 1, _T + 1, 1.0 / v[_T + 1], -1.0 / v[_T + 1] ** 2,
+            _vec_diff(v, g, h, f, x, Q, P, _U)
+            _vec_diff(v, g, h, f, x, M + 3 * ((kk + 1) % 3), Q, _V)
+            _vec_diff(v, g, h, f, x, S + 3 * ((i + 1) % 3), P, _W)
+            _det(v, g, h, f, _U, _V, _T)
+            _det(v, g, h, f, _W, _V, _T + 1)
+            _unary(v, g, h, f, _T + 1, _T + 1, 1.0 / v[_T + 1], -1.0 / v[_T + 1] ** 2,
                    2.0 / v[_T + 1] ** 3)
-            _mul(v, g, h, _T, _T + 1, _T)           # t along the slave edge
+            _mul(v, g, h, f, _T, _T + 1, _T)           # t along the slave edge
             if i == 0:                              # (t, 0)
-                _lin(v, g, h, 1.0, _T, 0.0, _T, 0.0, zx)
-                _const(v, g, h, 0.0, zy)
+                _lin(v, g, h, f, 1.0, _T, 0.0, _T, 0.0, zx)
+                _const(v, g, h, f, 0.0, zy)
             elif i == 1:                            # (1 - t, t)
-                _lin(v, g, h, -1.0, _T, 0.0, _T, 1.0, zx)
-                _lin(v, g, h, 1.0, _T, 0.0, _T, 0.0, zy)
+                _lin(v, g, h, f, -1.0, _T, 0.0, _T, 1.0, zx)
+                _lin(v, g, h, f, 1.0, _T, 0.0, _T, 0.0, zy)
             else:                                   # (0, 1 - t)
-                _const(v, g, h, 0.0, zx)
-                _lin(v, g, h, -1.0, _T, 0.0, _T, 1.0, zy)
+                _const(v, g, h, f, 0.0, zx)
+                _lin(v, g, h, f, -1.0, _T, 0.0, _T, 1.0, zy)
     # polygon moments: A, Mx, My, Mxx, Mxy, Myy (x = zeta_1, y = zeta_2)
     for q in range(6):
-        _const(v, g, h, 0.0, _MOM + q)
+        _const(v, g, h, f, 0.0, _MOM + q)
     c_, s_, u_ = _T, _T + 1, _T + 2
     for k in range(n):
         k1 = (k + 1) % n
         xa, ya, xb, yb = _ZX + k, _ZY + k, _ZX + k1, _ZY + k1
-        _mul(v, g, h, xa, yb, _T + 3)               # xa yb
-        _mul(v, g, h, xb, ya, _T + 4)               # xb ya
-        _lin(v, g, h, 1.0, _T + 3, -1.0, _T + 4, 0.0, c_)
-        _lin(v, g, h, 1.0, _MOM, 1.0, c_, 0.0, _MOM)
+        _mul(v, g, h, f, xa, yb, _T + 3)               # xa yb
+        _mul(v, g, h, f, xb, ya, _T + 4)               # xb ya
+        _lin(v, g, h, f, 1.0, _T + 3, -1.0, _T + 4, 0.0, c_)
+        _lin(v, g, h, f, 1.0, _MOM, 1.0, c_, 0.0, _MOM)
         for a_, b_, m_ in ((xa, xb, 1), (ya, yb, 2)):
-            _lin(v, g, h, 1.0, a_, 1.0, b_, 0.0, s_)
-            _mul(v, g, h, c_, s_, u_)
-            _lin(v, g, h, 1.0, _MOM + m_, 1.0, u_, 0.0, _MOM + m_)
+            _lin(v, g, h, f, 1.0, a_, 1.0, b_, 0.0, s_)
+            _mul(v, g, h, f, c_, s_, u_)
+            _lin(v, g, h, f, 1.0, _MOM + m_, 1.0, u_, 0.0, _MOM + m_)
             # a^2 + a b + b^2 = (a + b)^2 - a b
-            _mul(v, g, h, s_, s_, s_)
-            _mul(v, g, h, a_, b_, u_)
-            _lin(v, g, h, 1.0, s_, -1.0, u_, 0.0, s_)
-            _mul(v, g, h, c_, s_, u_)
-            _lin(v, g, h, 1.0, _MOM + 2 * m_ + 1, 1.0, u_, 0.0, _MOM + 2 * m_ + 1)
+            _mul(v, g, h, f, s_, s_, s_)
+            _mul(v, g, h, f, a_, b_, u_)
+            _lin(v, g, h, f, 1.0, s_, -1.0, u_, 0.0, s_)
+            _mul(v, g, h, f, c_, s_, u_)
+            _lin(v, g, h, f, 1.0, _MOM + 2 * m_ + 1, 1.0, u_, 0.0, _MOM + 2 * m_ + 1)
         # 2 xa ya + xa yb + xb ya + 2 xb yb = (2 xa + xb) ya + (xa + 2 xb) yb
-        _lin(v, g, h, 2.0, xa, 1.0, xb, 0.0, s_)
-        _mul(v, g, h, s_, ya, s_)
-        _lin(v, g, h, 1.0, xa, 2.0, xb, 0.0, u_)
-        _mul(v, g, h, u_, yb, u_)
-        _lin(v, g, h, 1.0, s_, 1.0, u_, 0.0, s_)
-        _mul(v, g, h, c_, s_, u_)
-        _lin(v, g, h, 1.0, _MOM + 4, 1.0, u_, 0.0, _MOM + 4)
+        _lin(v, g, h, f, 2.0, xa, 1.0, xb, 0.0, s_)
+        _mul(v, g, h, f, s_, ya, s_)
+        _lin(v, g, h, f, 1.0, xa, 2.0, xb, 0.0, u_)
+        _mul(v, g, h, f, u_, yb, u_)
+        _lin(v, g, h, f, 1.0, s_, 1.0, u_, 0.0, s_)
+        _mul(v, g, h, f, c_, s_, u_)
+        _lin(v, g, h, f, 1.0, _MOM + 4, 1.0, u_, 0.0, _MOM + 4)
     A, Mx, My, Mxx, Mxy, Myy = _MOM, _MOM + 1, _MOM + 2, _MOM + 3, _MOM + 4, _MOM + 5
-    _lin(v, g, h, 0.5, A, 0.0, A, 0.0, A)
-    _lin(v, g, h, 1.0 / 6.0, Mx, 0.0, A, 0.0, Mx)
-    _lin(v, g, h, 1.0 / 6.0, My, 0.0, A, 0.0, My)
-    _lin(v, g, h, 1.0 / 12.0, Mxx, 0.0, A, 0.0, Mxx)
-    _lin(v, g, h, 1.0 / 12.0, Myy, 0.0, A, 0.0, Myy)
-    _lin(v, g, h, 1.0 / 24.0, Mxy, 0.0, A, 0.0, Mxy)
+    _lin(v, g, h, f, 0.5, A, 0.0, A, 0.0, A)
+    _lin(v, g, h, f, 1.0 / 6.0, Mx, 0.0, A, 0.0, Mx)
+    _lin(v, g, h, f, 1.0 / 6.0, My, 0.0, A, 0.0, My)
+    _lin(v, g, h, f, 1.0 / 12.0, Mxx, 0.0, A, 0.0, Mxx)
+    _lin(v, g, h, f, 1.0 / 12.0, Myy, 0.0, A, 0.0, Myy)
+    _lin(v, g, h, f, 1.0 / 24.0, Mxy, 0.0, A, 0.0, Mxy)
     # int zeta_i and int zeta_j zeta_i (zeta_0 = 1 - x - y)
-    _lin(v, g, h, 1.0, A, -1.0, Mx, 0.0, _T)
-    _lin(v, g, h, 1.0, _T, -1.0, My, 0.0, _I)
-    _lin(v, g, h, 1.0, Mx, 0.0, Mx, 0.0, _I + 1)
-    _lin(v, g, h, 1.0, My, 0.0, My, 0.0, _I + 2)
-    _lin(v, g, h, 1.0, _I, -1.0, Mx, 0.0, _T)               # I00 = I0 - I01 - I02
-    _lin(v, g, h, 1.0, Mx, -1.0, Mxx, 0.0, _II + 1)
-    _lin(v, g, h, 1.0, _II + 1, -1.0, Mxy, 0.0, _II + 1)    # I01 = Mx - Mxx - Mxy
-    _lin(v, g, h, 1.0, My, -1.0, Mxy, 0.0, _II + 2)
-    _lin(v, g, h, 1.0, _II + 2, -1.0, Myy, 0.0, _II + 2)    # I02 = My - Mxy - Myy
-    _lin(v, g, h, 1.0, _I, -1.0, _II + 1, 0.0, _II)
-    _lin(v, g, h, 1.0, _II, -1.0, _II + 2, 0.0, _II)
-    _lin(v, g, h, 1.0, _II + 1, 0.0, A, 0.0, _II + 3)
-    _lin(v, g, h, 1.0, Mxx, 0.0, A, 0.0, _II + 4)
-    _lin(v, g, h, 1.0, Mxy, 0.0, A, 0.0, _II + 5)
-    _lin(v, g, h, 1.0, _II + 2, 0.0, A, 0.0, _II + 6)
-    _lin(v, g, h, 1.0, Mxy, 0.0, A, 0.0, _II + 7)
-    _lin(v, g, h, 1.0, Myy, 0.0, A, 0.0, _II + 8)
+    _lin(v, g, h, f, 1.0, A, -1.0, Mx, 0.0, _T)
+    _lin(v, g, h, f, 1.0, _T, -1.0, My, 0.0, _I)
+    _lin(v, g, h, f, 1.0, Mx, 0.0, Mx, 0.0, _I + 1)
+    _lin(v, g, h, f, 1.0, My, 0.0, My, 0.0, _I + 2)
+    _lin(v, g, h, f, 1.0, _I, -1.0, Mx, 0.0, _T)               # I00 = I0 - I01 - I02
+    _lin(v, g, h, f, 1.0, Mx, -1.0, Mxx, 0.0, _II + 1)
+    _lin(v, g, h, f, 1.0, _II + 1, -1.0, Mxy, 0.0, _II + 1)    # I01 = Mx - Mxx - Mxy
+    _lin(v, g, h, f, 1.0, My, -1.0, Mxy, 0.0, _II + 2)
+    _lin(v, g, h, f, 1.0, _II + 2, -1.0, Myy, 0.0, _II + 2)    # I02 = My - Mxy - Myy
+    _lin(v, g, h, f, 1.0, _I, -1.0, _II + 1, 0.0, _II)
+    _lin(v, g, h, f, 1.0, _II, -1.0, _II + 2, 0.0, _II)
+    _lin(v, g, h, f, 1.0, _II + 1, 0.0, A, 0.0, _II + 3)
+    _lin(v, g, h, f, 1.0, Mxx, 0.0, A, 0.0, _II + 4)
+    _lin(v, g, h, f, 1.0, Mxy, 0.0, A, 0.0, _II + 5)
+    _lin(v, g, h, f, 1.0, _II + 2, 0.0, A, 0.0, _II + 6)
+    _lin(v, g, h, f, 1.0, Mxy, 0.0, A, 0.0, _II + 7)
+    _lin(v, g, h, f, 1.0, Myy, 0.0, A, 0.0, _II + 8)
     # dual weights W_ji = 4 I_ji - I_i, in place
     for j in range(3):
         for i in range(3):
-            _lin(v, g, h, 4.0, _II + 3 * j + i, -1.0, _I + i, 0.0, _II + 3 * j + i)
+            _lin(v, g, h, f, 4.0, _II + 3 * j + i, -1.0, _I + i, 0.0, _II + 3 * j + i)
     # heights of the slave vertices above the master plane
     for i in range(3):
-        _vec_diff(v, g, h, x, S + 3 * i, M, _U)
-        _mul(v, g, h, _N, _U, _T)
+        _vec_diff(v, g, h, f, x, S + 3 * i, M, _U)
+        _mul(v, g, h, f, _N, _U, _T)
         for c in range(1, 3):
-            _mul(v, g, h, _N + c, _U + c, _T + 1)
-            _lin(v, g, h, 1.0, _T, 1.0, _T + 1, 0.0, _T)
-        _mul(v, g, h, _T, _ILEN, _H + i)
+            _mul(v, g, h, f, _N + c, _U + c, _T + 1)
+            _lin(v, g, h, f, 1.0, _T, 1.0, _T + 1, 0.0, _T)
+        _mul(v, g, h, f, _T, _ILEN, _H + i)
     # master coordinates of the slave vertices and the vertices' relative displacements
     for i in range(3):
         p = S + 3 * i
-        _vec_diff(v, g, h, x, M, p, _U)
-        _vec_diff(v, g, h, x, M + 3, p, _V)
-        _vec_diff(v, g, h, x, M + 6, p, _W)
+        _vec_diff(v, g, h, f, x, M, p, _U)
+        _vec_diff(v, g, h, f, x, M + 3, p, _V)
+        _vec_diff(v, g, h, f, x, M + 6, p, _W)
         b = _BETA + 3 * i
-        _det(v, g, h, _V, _W, b)
-        _mul(v, g, h, b, _INN, b)
-        _det(v, g, h, _W, _U, b + 1)
-        _mul(v, g, h, b + 1, _INN, b + 1)
-        _lin(v, g, h, -1.0, b, -1.0, b + 1, 1.0, b + 2)
+        _det(v, g, h, f, _V, _W, b)
+        _mul(v, g, h, f, b, _INN, b)
+        _det(v, g, h, f, _W, _U, b + 1)
+        _mul(v, g, h, f, b + 1, _INN, b + 1)
+        _lin(v, g, h, f, -1.0, b, -1.0, b + 1, 1.0, b + 2)
         for c in range(3):
             r = _R + 3 * i + c
-            _const(v, g, h, x[p + c] - x0[p + c], r)
+            _const(v, g, h, f, x[p + c] - x0[p + c], r)
             g[r, p + c] = 1.0
             for kk in range(3):
                 q = M + 3 * kk + c
-                _const(v, g, h, x[q] - x0[q], _T)
+                _const(v, g, h, f, x[q] - x0[q], _T)
                 g[_T, q] = 1.0
-                _mul(v, g, h, b + kk, _T, _T)
-                _lin(v, g, h, 1.0, r, -1.0, _T, 0.0, r)
+                _mul(v, g, h, f, b + kk, _T, _T)
+                _lin(v, g, h, f, 1.0, r, -1.0, _T, 0.0, r)
     # weighted gaps and weighted relative displacements R_j = sum_i W_ji r_i
     for j in range(3):
         for i in range(3):
             w = _II + 3 * j + i
-            _mul(v, g, h, w, _H + i, _T)
+            _mul(v, g, h, f, w, _H + i, _T)
             if i == 0:
-                _lin(v, g, h, 1.0, _T, 0.0, _T, 0.0, _OUT + j)
+                _lin(v, g, h, f, 1.0, _T, 0.0, _T, 0.0, _OUT + j)
             else:
-                _lin(v, g, h, 1.0, _OUT + j, 1.0, _T, 0.0, _OUT + j)
+                _lin(v, g, h, f, 1.0, _OUT + j, 1.0, _T, 0.0, _OUT + j)
             for c in range(3):
                 o = _OUT + 3 + 3 * j + c
-                _mul(v, g, h, w, _R + 3 * i + c, _T)
+                _mul(v, g, h, f, w, _R + 3 * i + c, _T)
                 if i == 0:
-                    _lin(v, g, h, 1.0, _T, 0.0, _T, 0.0, o)
+                    _lin(v, g, h, f, 1.0, _T, 0.0, _T, 0.0, o)
                 else:
-                    _lin(v, g, h, 1.0, o, 1.0, _T, 0.0, o)
+                    _lin(v, g, h, f, 1.0, o, 1.0, _T, 0.0, o)
 
 
 @numba.njit(**_JIT)
@@ -338,6 +366,7 @@ def pair_kernel(slave, master, slave0, master0, lines, count, tangent0, ref_area
     v = np.zeros(_SLOTS)
     g = np.zeros((_SLOTS, K))
     h = np.zeros((_SLOTS, K, K))
+    f = np.zeros(_SLOTS, dtype=np.bool_)
     x = np.empty(K)
     x0 = np.empty(K)
     for e in range(p):
@@ -347,7 +376,7 @@ def pair_kernel(slave, master, slave0, master0, lines, count, tangent0, ref_area
                 x[9 + 3 * i + c] = master[e, i, c]
                 x0[3 * i + c] = slave0[e, i, c]
                 x0[9 + 3 * i + c] = master0[e, i, c]
-        _pair(v, g, h, x, x0, lines[e], count[e], tangent0[e])
+        _pair(v, g, h, f, x, x0, lines[e], count[e], tangent0[e])
         fac = -2.0 * ref_area[e]
         for j in range(3):
             weight[e, j] = fac * v[_I + j]
@@ -368,8 +397,9 @@ def pair_kernel(slave, master, slave0, master0, lines, count, tangent0, ref_area
                 value[e, out] += cf * v[sl]
                 for i in range(K):
                     grad[e, out, i] += cf * g[sl, i]
-                    for k in range(i, K):
-                        hess[e, out, i, k] += cf * h[sl, i, k]
+                    if f[sl]:
+                        for k in range(i, K):
+                            hess[e, out, i, k] += cf * h[sl, i, k]
             for i in range(K):
                 for k in range(i + 1, K):
                     hess[e, out, k, i] = hess[e, out, i, k]
