@@ -147,6 +147,20 @@ def smoothing_active(option: str, chain: MasterChain) -> bool:
     return option == "hermite" or (option == "auto" and chain.curved)
 
 
+def smoothed_pair(pair, system) -> bool:
+    """Whether a contact pair measures its gaps on smoothed master curves.
+
+    Parameters
+    ----------
+    pair : ContactPair
+    system : BulkSystem
+    """
+    master = pair.master
+    if pair.formulation == "mortar" or getattr(master, "facets", None) is None or master.facets.shape[0] != 2:
+        return False
+    return smoothing_active(pair.smoothing, master_chain(master.facets, system.bodies[master.body].node_coords))
+
+
 def nodal_tangent(x_p, x_v, x_q):
     """Unit tangent at ``x_v`` of the circle through ``x_p, x_v, x_q`` (module docstring).
 

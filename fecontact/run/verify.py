@@ -57,6 +57,9 @@ it re-derives the contact geometry itself:
   pair with gap and slip integrals, take ``B`` from their mortar integrals
   (:func:`fecontact.contact.pairs.pair_kinematics`, without hints); their
   nodal conditions below use the brute-force nodal gap and slip.
+  Node-to-segment pairs on smoothed curved masters
+  (:func:`fecontact.contact.smoothing.smoothed_pair`) take gap, slip and
+  ``B`` from the curves (:func:`fecontact.contact.pairs.pair_kinematics`).
   Quadratic 3D slave surfaces, whose tractions live on the vertices, hold
   their conditions for the vertices' weighted gaps and slips: the same
   brute-force nodal values and ``B`` rows combined with the surface's
@@ -102,6 +105,7 @@ import scipy.sparse as sp
 
 from ..contact.closing import slip_before_contact
 from ..contact.pairs import pair_kinematics, weighted_row_map
+from ..contact.smoothing import smoothed_pair
 from ..contact.surface import ContactSurface
 from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
@@ -286,9 +290,12 @@ def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0, recorded):
         outside = np.full(xs.shape[0], np.nan)
     gap, slip = fun(xs, corners)
     gap = np.where(np.isnan(outside), gap, outside)        # facing no part of the master
-    if pair.formulation == "mortar":
+    if pair.formulation == "mortar" or smoothed_pair(pair, sysm):
         reference = None if problem.reference is None else problem.reference[rows]
-        kin = pair_kinematics(pair, sysm, x, x0, t, t0, tangent0, reference, None)
+        held = None if pair.formulation == "mortar" else recorded      # smoothed: the state's segments
+        kin = pair_kinematics(pair, sysm, x, x0, t, t0, tangent0, reference, held)
+        if pair.formulation != "mortar":        # measured on the smoothed master curves
+            gap, slip = kin.local.gap, kin.local.slip
         return gap, slip, kinematic_operator(kin, sysm.n_dofs)
     # derivatives of (g, Delta s) by central differences, the projected facet held
     coords = np.concatenate([xs[:, None, :], corners], axis=1)               # (m, 1+k, d)
