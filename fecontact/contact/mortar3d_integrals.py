@@ -66,10 +66,29 @@ _VMAX = 16
 
 
 @numba.njit(**_JIT)
+def _scaled(v, g, h, f, c, a, o):
+    """``o = c a``."""
+    for i in range(K):
+        g[o, i] = c * g[a, i]
+    if f[a] == 2:
+        for i in range(K):
+            for k in range(i, K):
+                h[o, i, k] = c * h[a, i, k]
+    v[o] = c * v[a]
+    f[o] = f[a]
+
+
+@numba.njit(**_JIT)
 def _mul(v, g, h, f, a, b, o):
     """``o = a b`` (``o`` may be ``a`` or ``b``); Hessians known to vanish are not read."""
     va, vb = v[a], v[b]
-    ha, hb = f[a], f[b]
+    if f[a] == 0:
+        _scaled(v, g, h, f, va, b, o)
+        return
+    if f[b] == 0:
+        _scaled(v, g, h, f, vb, a, o)
+        return
+    ha, hb = f[a] == 2, f[b] == 2
     for i in range(K):
         gai, gbi = g[a, i], g[b, i]
         if ha and hb:
@@ -87,13 +106,15 @@ def _mul(v, g, h, f, a, b, o):
     for i in range(K):
         g[o, i] = va * g[b, i] + vb * g[a, i]
     v[o] = va * vb
-    f[o] = True
+    f[o] = 2
 
 
 @numba.njit(**_JIT)
 def _lin(v, g, h, f, ca, a, cb, b, c0, o):
     """``o = ca a + cb b + c0``."""
-    ha, hb = f[a] and ca != 0.0, f[b] and cb != 0.0
+    la = f[a] if ca != 0.0 else 0
+    lb = f[b] if cb != 0.0 else 0
+    ha, hb = la == 2, lb == 2
     for i in range(K):
         g[o, i] = ca * g[a, i] + cb * g[b, i]
         if ha and hb:
@@ -106,13 +127,16 @@ def _lin(v, g, h, f, ca, a, cb, b, c0, o):
             for k in range(i, K):
                 h[o, i, k] = cb * h[b, i, k]
     v[o] = ca * v[a] + cb * v[b] + c0
-    f[o] = ha or hb
+    f[o] = max(la, lb)
 
 
 @numba.njit(**_JIT)
 def _unary(v, g, h, f, a, o, fa, df, d2f):
     """``o = F(a)`` with ``F = fa``, ``F' = df``, ``F'' = d2f`` at ``a``."""
-    ha = f[a]
+    if f[a] == 0:
+        _const(v, g, h, f, fa, o)
+        return
+    ha = f[a] == 2
     for i in range(K):
         gai = g[a, i]
         if ha:
@@ -124,15 +148,15 @@ def _unary(v, g, h, f, a, o, fa, df, d2f):
     for i in range(K):
         g[o, i] = df * g[a, i]
     v[o] = fa
-    f[o] = True
+    f[o] = 2
 
 
 @numba.njit(**_JIT)
 def _const(v, g, h, f, c, o):
-    """``o = c``; its Hessian is marked zero, not written."""
+    """``o = c``: level 0 (its gradient and Hessian vanish; the Hessian is not written)."""
     g[o, :] = 0.0
     v[o] = c
-    f[o] = False
+    f[o] = 0
 
 
 @numba.njit(**_JIT)
@@ -141,6 +165,7 @@ def _diff(v, g, h, f, x, i, j, o):
     _const(v, g, h, f, x[i] - x[j], o)
     g[o, i] = 1.0
     g[o, j] = -1.0
+    f[o] = 1
 
 
 @numba.njit(**_JIT)
@@ -310,10 +335,12 @@ def _pair(v, g, h, f, x, x0, lines, count, tangent0):
             r = _R + 3 * i + c
             _const(v, g, h, f, x[p + c] - x0[p + c], r)
             g[r, p + c] = 1.0
+            f[r] = 1
             for kk in range(3):
                 q = M + 3 * kk + c
                 _const(v, g, h, f, x[q] - x0[q], _T)
                 g[_T, q] = 1.0
+                f[_T] = 1
                 _mul(v, g, h, f, b + kk, _T, _T)
                 _lin(v, g, h, f, 1.0, r, -1.0, _T, 0.0, r)
     # weighted gaps and weighted relative displacements R_j = sum_i W_ji r_i
@@ -366,7 +393,7 @@ def pair_kernel(slave, master, slave0, master0, lines, count, tangent0, ref_area
     v = np.zeros(_SLOTS)
     g = np.zeros((_SLOTS, K))
     h = np.zeros((_SLOTS, K, K))
-    f = np.zeros(_SLOTS, dtype=np.bool_)
+    f = np.zeros(_SLOTS, dtype=np.int8)   # 0 constant, 1 affine, 2 curved
     x = np.empty(K)
     x0 = np.empty(K)
     for e in range(p):
@@ -397,7 +424,7 @@ def pair_kernel(slave, master, slave0, master0, lines, count, tangent0, ref_area
                 value[e, out] += cf * v[sl]
                 for i in range(K):
                     grad[e, out, i] += cf * g[sl, i]
-                    if f[sl]:
+                    if f[sl] == 2:
                         for k in range(i, K):
                             hess[e, out, i, k] += cf * h[sl, i, k]
             for i in range(K):
