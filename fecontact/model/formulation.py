@@ -12,12 +12,17 @@ contact-accuracy page, the rule's record is
 * against a rigid obstacle: its exact geometry needs no segmentation, and a
   dual-mortar weighted gap on a flat rigid master is the node-wise gap;
 * with ``enforcement="penalty"`` or ``two_pass`` (node-to-segment options);
-* where mortar does not apply (:func:`mortar_refusal`: quadratic elements).
+* where mortar does not apply (:func:`mortar_refusal`: quadratic elements);
+* on a curved 2D master (:func:`curved_master_2d`): node-to-segment measures
+  the gap on the master's smoothed curve (:mod:`fecontact.contact.smoothing`),
+  the straight-segment mortar on the chords of both sides, whose sag is then
+  a share of the gaps.
 """
 
 from __future__ import annotations
 
 from ..contact.obstacles import RigidObstacle
+from ..contact.smoothing import master_chain, smoothing_active
 
 
 def mortar_refusal(slave, master) -> str | None:
@@ -42,8 +47,23 @@ def mortar_refusal(slave, master) -> str | None:
     return None
 
 
+def curved_master_2d(master, smoothing: str) -> bool:
+    """Whether ``master`` is a 2D body surface its ``smoothing`` option smooths (a curved chain).
+
+    Parameters
+    ----------
+    master : SurfaceRef or RigidObstacle
+    smoothing : str
+        :data:`fecontact.contact.smoothing.SMOOTHINGS`.
+    """
+    if isinstance(master, RigidObstacle) or master.body.dim != 2:
+        return False
+    chain = master_chain(master.surface.facets, master.body.part.node_coords)
+    return smoothing_active(smoothing, chain)
+
+
 def choose_formulation(slave, master, enforcement: str = "multiplier",
-                       two_pass: bool = False) -> tuple[str, str]:
+                       two_pass: bool = False, smoothing: str = "auto") -> tuple[str, str]:
     """The formulation ``"auto"`` stands for, and why.
 
     Parameters
@@ -51,6 +71,8 @@ def choose_formulation(slave, master, enforcement: str = "multiplier",
     slave, master : SurfaceRef or RigidObstacle
     enforcement : str
     two_pass : bool
+    smoothing : str
+        The pair's master smoothing option.
 
     Returns
     -------
@@ -64,6 +86,9 @@ def choose_formulation(slave, master, enforcement: str = "multiplier",
     refusal = mortar_refusal(slave, master)
     if refusal is not None:
         return "node_to_segment", f"mortar {refusal}"
+    if curved_master_2d(master, smoothing):
+        return "node_to_segment", ("a curved 2D master: node-to-segment measures the gap on its "
+                                   "smoothed curve, mortar on the chords of both sides")
     if any(ref.body.part.dim == 3 and ref.surface.facets.shape[0] == 4 for ref in (slave, master)):
         return "node_to_segment", "mortar on quadrilateral facets is chosen only on request"
     return "mortar", "two bodies of linear elements"

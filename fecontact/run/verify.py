@@ -55,8 +55,9 @@ it re-derives the contact geometry itself:
   (central differences with the projected segment held, step
   ``1e-6`` of the largest coordinate).  Mortar pairs, whose multipliers
   pair with gap and slip integrals, take ``B`` from their mortar integrals
-  (:func:`fecontact.contact.pairs.pair_kinematics`, without hints); their
-  nodal conditions below use the brute-force nodal gap and slip.
+  (:func:`fecontact.contact.pairs.pair_kinematics`, without hints), and
+  their conditions below hold for those weighted gaps and slips (divided by
+  the nodal areas), which a dual multiplier pairs with.
   Node-to-segment pairs on smoothed curved masters
   (:func:`fecontact.contact.smoothing.smoothed_pair`) take gap, slip and
   ``B`` from the curves (:func:`fecontact.contact.pairs.pair_kinematics`).
@@ -294,9 +295,9 @@ def _pair_geometry(problem, pair, rows, x, x0, t, t0, tangent0, recorded):
         reference = None if problem.reference is None else problem.reference[rows]
         held = None if pair.formulation == "mortar" else recorded      # smoothed: the state's segments
         kin = pair_kinematics(pair, sysm, x, x0, t, t0, tangent0, reference, held)
-        if pair.formulation != "mortar":        # measured on the smoothed master curves
-            gap, slip = kin.local.gap, kin.local.slip
-        return gap, slip, kinematic_operator(kin, sysm.n_dofs)
+        # the conditions hold for the method's own gaps and slips: the weighted ones of mortar
+        # (dual multipliers), those on the smoothed master curves
+        return kin.local.gap, kin.local.slip, kinematic_operator(kin, sysm.n_dofs)
     # derivatives of (g, Delta s) by central differences, the projected facet held
     coords = np.concatenate([xs[:, None, :], corners], axis=1)               # (m, 1+k, d)
     step = 1e-6 * max(1.0, float(np.abs(x).max()))
