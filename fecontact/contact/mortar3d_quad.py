@@ -23,7 +23,7 @@ its centre; the plane itself for a flat one).  Both facets are projected on
 it along ``n_f``; the projections are convex polygons bounded by the projected
 straight edges (a bilinear facet's edges are straight), and their overlap is
 clipped (at most eight vertices, each the intersection of two edge lines) and
-fanned from its vertex average into triangles.  The slave and master points
+fanned from its first vertex into triangles.  The slave and master points
 of a point ``X`` of the plane are those that project on it:
 ``(xi_s, eta_s)`` and ``(xi_m, eta_m)`` by the inverse of the projected maps
 (:func:`fecontact.contact.facet_maps.inverse`), and ``g = n_f . (x_s - x_m)``.
@@ -60,6 +60,10 @@ from .mortar2d import MortarRows
 CHUNK_CLIP = 4096
 #: Pairs whose jets are evaluated at once (:func:`weighted_kinematics`)
 CHUNK = 128
+#: Edges of the two facets this close to parallel (sine of their angle) are not intersected:
+#: their meeting point is ill-conditioned (edges along a shared boundary of the two bodies),
+#: and the overlap's vertices there are the edges' end points
+PARALLEL = 1e-8
 
 
 def edge_lines(ns: int, nm: int) -> tuple:
@@ -144,7 +148,7 @@ def clip_polygons(slave, master, tol=1e-10):
             P, r = starts[:, i], ends[:, i] - starts[:, i]
             Q, s = starts[:, k], ends[:, k] - starts[:, k]
             den = _cross2(r, s)
-            safe = np.where(np.abs(den) > 1e-14 * (np.abs(r).sum(1) * np.abs(s).sum(1)), den, np.nan)
+            safe = np.where(np.abs(den) > PARALLEL * (np.abs(r).sum(1) * np.abs(s).sum(1)), den, np.nan)
             t = _cross2(Q - P, s) / safe
             u = _cross2(Q - P, r) / safe
             ok = (t >= -tol) & (t <= 1 + tol) & (u >= -tol) & (u <= 1 + tol)
@@ -250,8 +254,8 @@ def _jet_frame(xm):
     return n, cross3(e2, n), e2, centre
 
 
-def _polygon(pts, lines, line_end, count):
-    """Jet vertices of the overlap polygons (intersections of their edge lines) and their centre."""
+def _polygon(pts, lines, line_end):
+    """Jet vertices of the overlap polygons: intersections of their edge lines."""
     ends = [pts[i] for i in line_end]
 
     def endpoint(index, which):
@@ -264,14 +268,10 @@ def _polygon(pts, lines, line_end, count):
         r, s = _sub2(Q1, P1), _sub2(Q2, P2)
         t = _jcross2(_sub2(P2, P1), s) / _jcross2(r, s)
         poly.append([P1[0] + t * r[0], P1[1] + t * r[1]])
-    V = len(poly)
-    w_c = 1.0 / count
-    centre = [sum((poly[k][c] * np.where(k < count, w_c, 0.0) for k in range(V)),
-                  start=Jet.constant(0.0, poly[0][0])) for c in range(2)]
-    return poly, centre
+    return poly
 
 
-def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, slave_ref):
+def pair_integrals(slave, master, slave0, master0, lines, tangent0, slave_ref):
     """Weighted gap and slip contributions of slave facets on master facets.
 
     Parameters
@@ -281,9 +281,8 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, slave
     slave0, master0 : ndarray
         The same at the start of the step.
     lines : ndarray of int, shape (p, V, 2)
-        Polygon vertices as pairs of edge lines (:func:`clip_polygons`).
-    count : ndarray of int, shape (p,)
-        Number of polygon vertices.
+        Polygon vertices as pairs of edge lines (:func:`clip_polygons`); rows
+        with fewer vertices repeat the first.
     tangent0 : ndarray, shape (p, ns, 2, 3)
         Slip directions of the slave vertices.
     slave_ref : ndarray, shape (p, ns, 3)
@@ -313,7 +312,7 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, slave
     S, M = [planar(x) for x in xs], [planar(x) for x in xm]
     height_s = [dot(n, difference3(x, origin)) for x in xs]
     height_m = [dot(n, difference3(x, origin)) for x in xm]
-    poly, centre = _polygon(S + M, lines, edge_lines(ns, nm)[1], count)
+    poly = _polygon(S + M, lines, edge_lines(ns, nm)[1])
     map_s, map_m = coefficients(S), coefficients(M)
     ref_normal = reference_normal(slave_ref)                                  # (p, 3, 3)
     dual = dual_coefficients(slave_ref)                                       # (p, ns, ns)
@@ -324,15 +323,19 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, slave
     orient = np.sign(jacobian(map_s, 0.0, 0.0).value)
     if ns == 3:
         measure_s = (jacobian(map_s, 0.0, 0.0) * orient).reciprocal() * np.linalg.norm(ref_normal[:, 0], axis=1)
-    gap = [Jet.constant(0.0, v[0]) for _ in range(ns)]
-    slip = [[Jet.constant(0.0, v[0]) for _ in range(2)] for _ in range(ns)]
+    # mortar integrals I_ji = int psi_j N_i dGamma over the overlap, of the slave vertices i
+    # (i < ns) and the master ones; the weighted gap and slip combine them with the vertices'
+    # heights above the plane and displacements
+    mortar = [[None] * (ns + nm) for _ in range(ns)]
     weight = np.zeros((p, ns))
     V = len(poly)
-    for k in range(V):
-        A, B = poly[k], poly[(k + 1) % V]
-        tri_area = 0.5 * _jcross2(_sub2(A, centre), _sub2(B, centre))
+    O = poly[0]
+    for k in range(1, V - 1):
+        # the fan from the first vertex (padding vertices repeat it: empty triangles)
+        A, B = poly[k], poly[k + 1]
+        tri_area = 0.5 * _jcross2(_sub2(A, O), _sub2(B, O))
         for bary, wq in zip(TRIANGLE_POINTS, TRIANGLE_WEIGHTS):
-            X = [bary[0] * centre[c] + bary[1] * A[c] + bary[2] * B[c] for c in range(2)]
+            X = [bary[0] * O[c] + bary[1] * A[c] + bary[2] * B[c] for c in range(2)]
             xi_s, eta_s = inverse(map_s, X)
             xi_m, eta_m = inverse(map_m, X)
             Ns, Nm = shape(ns, xi_s, eta_s), shape(nm, xi_m, eta_m)
@@ -342,16 +345,20 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, slave
                 Jr = [ref_normal[:, 0, c] + ref_normal[:, 1, c] * xi_s + ref_normal[:, 2, c] * eta_s
                       for c in range(3)]
                 dG = tri_area * (dot(Jr, Jr).sqrt() * (jacobian(map_s, xi_s, eta_s) * orient).reciprocal()) * wq
-            g = dot(Ns, height_s) - dot(Nm, height_m)
-            rel = [dot(Ns, [d[c] for d in disp_s]) - dot(Nm, [d[c] for d in disp_m]) for c in range(3)]
-            gdG = g * dG
             for j in range(ns):
-                psi = sum((Ns[i] * dual[:, j, i] for i in range(1, ns)), Ns[0] * dual[:, j, 0])
-                gap[j] = gap[j] + psi * gdG
-                pdG = psi * dG
-                for q in range(2):
-                    slip[j][q] = slip[j][q] + pdG * dot(tau[j][q], rel)
-                weight[:, j] += (Ns[j] * dG).value
+                psi_dG = sum((Ns[i] * dual[:, j, i] for i in range(1, ns)), Ns[0] * dual[:, j, 0]) * dG
+                for i, N_i in enumerate(Ns + Nm):
+                    term = psi_dG * N_i
+                    mortar[j][i] = term if mortar[j][i] is None else mortar[j][i] + term
+                weight[:, j] += Ns[j].value * dG.value
+    heights = height_s + height_m
+    disp = disp_s + disp_m
+    sign = [1.0] * ns + [-1.0] * nm
+    gap, slip = [], []
+    for j in range(ns):
+        gap.append(dot([mortar[j][i] * sign[i] for i in range(ns + nm)], heights))
+        rel = [dot([mortar[j][i] * sign[i] for i in range(ns + nm)], [d[c] for d in disp]) for c in range(3)]
+        slip.append([dot(tau[j][q], rel) for q in range(2)])
     normal = np.column_stack([c.value for c in n])
     return gap, slip, weight, normal
 
@@ -405,7 +412,7 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
         ec, fc, cc = e[c], f[c], count[c]
         V = max(int(cc.max(initial=3)), 3)
         gap, slip, weight, normal = pair_integrals(
-            slave[ec], master[fc], slave0[ec], master0[fc], lines[c, :V], cc,
+            slave[ec], master[fc], slave0[ec], master0[fc], lines[c, :V],
             tangent0[slave_rows[ec]], slave_ref[ec])
         for j in range(ns):
             rows.add(j * p + c, gap[j], slip[j], weight[:, j], normal)
