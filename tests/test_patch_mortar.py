@@ -13,7 +13,9 @@ Curved interface: a quarter hub (bore 1, outer radius 2, slave) on a quarter sha
 master), the same material, plane strain, symmetry supports, pressure ``p`` on the hub's outer
 arc.  The continuous solution is the hydrostatic state ``sigma = -p I``: a linear displacement
 field, interface pressure ``p``.  With the same number of chords on the two arcs the faceted
-interfaces coincide and this state is the discrete solution too: exact to round-off.  With
+interfaces coincide and this state is the discrete solution too: the stress is exact to round-off,
+and the multipliers are the traction along the nodal normals (the bisectors of the chords) that
+gives the state's nodal forces, ``p cos(theta / 2)`` (``theta`` the angle between chords).  With
 different chord counts the two polygons do not coincide (their chords sag differently, by
 ``h^2 / 8R``): no linear field closes the gaps, and the nodal pressures deviate from ``p`` by a
 discretisation error (bounded here, the figure is the mortar row of the shrink fit on
