@@ -32,9 +32,10 @@ from ..friction.base import FrictionLaw
 from .kinematics2d import LocalKinematics
 from .kinematics3d import node_to_edge, node_to_quad, node_to_triangle, node_to_vertex
 from .mortar2d import weighted_kinematics
+from .mortar2d_curved import curved_mortar
 from .mortar_facets import facet_mortar, slot_dofs
 from .obstacles import Obstacle
-from .smoothing import segment_kinematics
+from .smoothing import segment_kinematics, smoothed_pair
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_edge_reach, free_ends_2d, past_free_end_2d)
 from .surface import ContactSurface, clamped_nodes, warn_clamped
@@ -75,7 +76,8 @@ class ContactPair:
         condition is then ``lam_n = penalty * max(0, -g_n)`` instead of the
         exact Signorini condition (frictionless pairs only).
     smoothing : str
-        2D node-to-segment master geometry (:data:`fecontact.contact.smoothing.SMOOTHINGS`).
+        2D smoothed curves (:data:`fecontact.contact.smoothing.SMOOTHINGS`): the master's for
+        node-to-segment, both surfaces' for mortar (:func:`fecontact.contact.smoothing.smoothed_pair`).
     """
 
     name: str
@@ -216,7 +218,11 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
 
 def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
                        tangent0) -> PairKinematics:
-    """Segment-to-segment kinematics (:func:`fecontact.contact.mortar2d.weighted_kinematics`)."""
+    """Segment-to-segment kinematics (:func:`fecontact.contact.mortar2d.weighted_kinematics`),
+    on the smoothed curves of both sides where the pair's ``smoothing`` asks for it
+    (:func:`fecontact.contact.mortar2d_curved.curved_mortar`)."""
+    if smoothed_pair(pair, system):
+        return PairKinematics(*curved_mortar(pair, system, xs, xs0, x, x0, tangent0))
     slave, master = pair.slave, pair.master
     ga = system.global_nodes(master.body, master.facets[0])
     gb = system.global_nodes(master.body, master.facets[1])

@@ -1,4 +1,4 @@
-r"""Smoothed master curves for node-to-segment contact (2D).
+r"""Smoothed curves of 2D contact surfaces: the masters of node-to-segment contact.
 
 A curved boundary meshed by straight segments is a polygon: between two
 master nodes the chord lies inside a convex boundary by the sag
@@ -45,6 +45,11 @@ Hessians come from :class:`fecontact.contact.jet.Jet`, with ``xi`` as a jet
 from two Newton steps started at the converged projection (each Newton step
 doubles the order to which ``xi`` is exact in a perturbation of the
 coordinates, so two give its value, gradient and Hessian).
+
+2D mortar pairs smooth both surfaces with the same nodal tangents, taken in
+the reference configuration and carried by each segment's chord
+(:mod:`fecontact.contact.mortar2d_curved`); :func:`smoothed_pair` says
+whether a pair is smoothed.
 """
 
 from __future__ import annotations
@@ -148,7 +153,12 @@ def smoothing_active(option: str, chain: MasterChain) -> bool:
 
 
 def smoothed_pair(pair, system) -> bool:
-    """Whether a contact pair measures its gaps on smoothed master curves.
+    """Whether a 2D contact pair measures its gaps on smoothed curves.
+
+    A node-to-segment pair smooths its master (:func:`smoothing_active` of
+    the master chain); a mortar pair smooths both surfaces
+    (:mod:`fecontact.contact.mortar2d_curved`) where the option is
+    ``"hermite"``, or ``"auto"`` and the slave or the master is curved.
 
     Parameters
     ----------
@@ -156,9 +166,13 @@ def smoothed_pair(pair, system) -> bool:
     system : BulkSystem
     """
     master = pair.master
-    if pair.formulation == "mortar" or getattr(master, "facets", None) is None or master.facets.shape[0] != 2:
+    if getattr(master, "facets", None) is None or master.facets.shape[0] != 2:
         return False
-    return smoothing_active(pair.smoothing, master_chain(master.facets, system.bodies[master.body].node_coords))
+    chain = master_chain(master.facets, system.bodies[master.body].node_coords)
+    if pair.formulation != "mortar" or smoothing_active(pair.smoothing, chain):
+        return smoothing_active(pair.smoothing, chain)
+    slave = pair.slave
+    return pair.smoothing == "auto" and master_chain(slave.facets, system.bodies[slave.body].node_coords).curved
 
 
 def nodal_tangent(x_p, x_v, x_q):
@@ -178,7 +192,7 @@ def _sqrt(v):
     return v.sqrt() if isinstance(v, Jet) else np.sqrt(v)
 
 
-def _select(mask: np.ndarray, yes, no):
+def select_rows(mask: np.ndarray, yes, no):
     """Rows of ``yes`` where ``mask``, else of ``no`` (jets or arrays, shape (m, ...))."""
     if isinstance(yes, Jet) or isinstance(no, Jet):
         like = yes if isinstance(yes, Jet) else no
@@ -205,10 +219,10 @@ def end_tangents(a, b, p, q, smooth_a, smooth_b):
     # the circle through the segment tangent to the other end), or is the chord direction
     mirror_a = [2.0 * dot(d, tb) * d[i] - tb[i] for i in range(2)]
     mirror_b = [2.0 * dot(d, ta) * d[i] - ta[i] for i in range(2)]
-    end_a = [_select(smooth_b, mirror_a[i], d[i]) for i in range(2)]
-    end_b = [_select(smooth_a, mirror_b[i], d[i]) for i in range(2)]
-    return ([_select(smooth_a, ta[i], end_a[i]) for i in range(2)],
-            [_select(smooth_b, tb[i], end_b[i]) for i in range(2)], length)
+    end_a = [select_rows(smooth_b, mirror_a[i], d[i]) for i in range(2)]
+    end_b = [select_rows(smooth_a, mirror_b[i], d[i]) for i in range(2)]
+    return ([select_rows(smooth_a, ta[i], end_a[i]) for i in range(2)],
+            [select_rows(smooth_b, tb[i], end_b[i]) for i in range(2)], length)
 
 
 def curve_point(xi, a, b, ta, tb, length, order: int = 0):
@@ -224,8 +238,8 @@ def curve_point(xi, a, b, ta, tb, length, order: int = 0):
     return [a[i] + out[i] for i in range(2)] if order == 0 else out
 
 
-def _newton_step(xi, s, a, b, ta, tb, length):
-    """One Newton step of ``(x_s - x(xi)) . x'(xi) = 0``."""
+def projection_step(xi, s, a, b, ta, tb, length):
+    """Residual ``f = (x_s - x(xi)) . x'(xi)`` of the closest-point projection and ``df/dxi``."""
     x = curve_point(xi, a, b, ta, tb, length)
     d1 = curve_point(xi, a, b, ta, tb, length, 1)
     d2 = curve_point(xi, a, b, ta, tb, length, 2)
@@ -244,7 +258,7 @@ def project_on_curves(x_s, a, b, ta, tb, length, xi0) -> np.ndarray:
     s = [x_s[:, 0], x_s[:, 1]]
     xi = np.asarray(xi0, float).copy()
     for _ in range(_MAX_ITERATIONS):
-        f, df = _newton_step(xi, s, a, b, ta, tb, length)
+        f, df = projection_step(xi, s, a, b, ta, tb, length)
         # beyond the centre of curvature f is not monotone: a gradient step then
         step = np.clip(-f / np.where(df < 0.0, df, -length**2), -0.25, 0.25)
         xi = xi + step
@@ -285,7 +299,7 @@ def node_to_curve(x_s, x_a, x_b, x_p, x_q, x_s0, x_a0, x_b0, x_p0, x_q0, smooth_
     ta, tb, length = end_tangents(a, b, p, q, smooth_a, smooth_b)
     xi = Jet.constant(xi_value, s[0])
     for _ in range(2):
-        f, df = _newton_step(xi, s, a, b, ta, tb, length)
+        f, df = projection_step(xi, s, a, b, ta, tb, length)
         xi = xi - f / df
     x = curve_point(xi, a, b, ta, tb, length)
     d1 = curve_point(xi, a, b, ta, tb, length, 1)

@@ -58,9 +58,10 @@ it re-derives the contact geometry itself:
   (:func:`fecontact.contact.pairs.pair_kinematics`, without hints), and
   their conditions below hold for those weighted gaps and slips (divided by
   the nodal areas), which a dual multiplier pairs with.
-  Node-to-segment pairs on smoothed curved masters
-  (:func:`fecontact.contact.smoothing.smoothed_pair`) take gap, slip and
-  ``B`` from the curves (:func:`fecontact.contact.pairs.pair_kinematics`).
+  Pairs on smoothed curves (:func:`fecontact.contact.smoothing.smoothed_pair`:
+  node-to-segment on a smoothed master, 2D mortar on the smoothed curves of
+  both sides) take gap, slip and ``B`` from the curves
+  (:func:`fecontact.contact.pairs.pair_kinematics`).
   Quadratic 3D slave surfaces, whose tractions live on the vertices, hold
   their conditions for the vertices' weighted gaps and slips: the same
   brute-force nodal values and ``B`` rows combined with the surface's
