@@ -88,8 +88,9 @@ from .smoothing import end_tangents, master_chain, select_rows
 #: Gauss-Legendre points on each overlap
 GAUSS_POINTS = 4
 
-#: Contributions evaluated at once (bounds the temporaries: a batch of jets of 8 variables)
-CHUNK = 4096
+#: Contributions evaluated at once (bounds the temporaries: jets of 8 variables at
+#: :data:`GAUSS_POINTS` points each)
+CHUNK = 1024
 
 _ITERATIONS = 50
 
@@ -285,46 +286,62 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length):
     normal : ndarray, shape (p, 2)
         The ``N``-weighted mean master normal over the overlap.
     """
+    p = coords.shape[0]
     slave_f, master_f = segment_curves([coords[:, i] for i in range(8)], coef)
-    slave0, master0 = segment_curves([coords0[:, i] for i in range(8)], coef)
     lo_f, hi_f, lo_inner, hi_inner = overlap_interval(slave_f, master_f)
-    slave, master = segment_curves(Jet.variables(coords), coef)
+    variables = Jet.variables(coords)
+    slave, master = segment_curves(variables, coef)
     ends = _end_directions(master)
     b = [master[0][i] + master[1][i] for i in range(2)]
     lo = _end_jet(lo_f, lo_inner, slave, b, ends[1])
-    hi = _end_jet(hi_f, hi_inner, slave, master[0], ends[0])
-    span = hi - lo
+    span = _end_jet(hi_f, hi_inner, slave, master[0], ends[0]) - lo
+    # every Gauss point of every contribution in one batch: rows q * p + c
+    points, weights = _gauss()
+    copies = points.size
+    coords, coords0, coef, tangent0, first, length = (np.concatenate([a] * copies) for a in (
+        coords, coords0, coef, tangent0, first, length))
+    lo, span = _tile(lo, copies), _tile(span, copies)
+    g, wq = np.repeat(points, p), np.repeat(weights, p)
+    slave_f, master_f = segment_curves([coords[:, i] for i in range(8)], coef)
+    slave0, master0 = segment_curves([coords0[:, i] for i in range(8)], coef)
+    slave, master = segment_curves([_tile(v, copies) for v in variables], coef)
     a_f, t_f = master_f[0], master_f[1]
-    gap = slip = None
-    weight = np.zeros(coords.shape[0])
-    normal = np.zeros((coords.shape[0], 2))
-    for g, wq in zip(*_gauss()):
-        eta = lo + span * g
-        xs = frame_curve(eta, *slave)
-        xs_f = [xs[0].value, xs[1].value]
-        xi0 = np.clip(dot([xs_f[0] - a_f[0], xs_f[1] - a_f[1]], t_f) / dot(t_f, t_f), 0.0, 1.0)
-        xi = Jet.constant(project(xs_f, master_f, xi0), eta)
-        for _ in range(2):
-            f, df = _projection_step(xi, xs, master)
-            xi = xi - f / df
-        xm = frame_curve(xi, *master)
-        d1 = frame_curve(xi, *master, order=1)
-        speed = dot(d1, d1).sqrt()
-        n = [d1[1] / speed, -1.0 * d1[0] / speed]
-        shape = select_rows(first, 1.0 - eta, eta)
-        dx = span * (length * wq)
-        w = (3.0 * shape - 1.0) * dx
-        xs0, xm0 = frame_curve(eta, *slave0), frame_curve(xi, *master0)
-        rel = [(xs[i] - xs0[i]) - (xm[i] - xm0[i]) for i in range(2)]
-        g_q = w * dot(n, [xs[0] - xm[0], xs[1] - xm[1]])
-        s_q = w * dot([tangent0[:, 0], tangent0[:, 1]], rel)
-        gap = g_q if gap is None else gap + g_q
-        slip = s_q if slip is None else slip + s_q
-        share = (shape * dx).value
-        weight += share
-        normal += share[:, None] * np.column_stack([c.value for c in n])
+    eta = lo + span * g
+    xs = frame_curve(eta, *slave)
+    xs_f = [xs[0].value, xs[1].value]
+    xi0 = np.clip(dot([xs_f[0] - a_f[0], xs_f[1] - a_f[1]], t_f) / dot(t_f, t_f), 0.0, 1.0)
+    xi = Jet.constant(project(xs_f, master_f, xi0), eta)
+    for _ in range(2):
+        f, df = _projection_step(xi, xs, master)
+        xi = xi - f / df
+    xm = frame_curve(xi, *master)
+    d1 = frame_curve(xi, *master, order=1)
+    speed = dot(d1, d1).sqrt()
+    n = [d1[1] / speed, -1.0 * d1[0] / speed]
+    shape = select_rows(first, 1.0 - eta, eta)
+    dx = span * (length * wq)
+    w = (3.0 * shape - 1.0) * dx
+    xs0, xm0 = frame_curve(eta, *slave0), frame_curve(xi, *master0)
+    rel = [(xs[i] - xs0[i]) - (xm[i] - xm0[i]) for i in range(2)]
+    gap = w * dot(n, [xs[0] - xm[0], xs[1] - xm[1]])
+    slip = w * dot([tangent0[:, 0], tangent0[:, 1]], rel)
+    share = (shape * dx).value
+    weight = share.reshape(-1, p).sum(axis=0)
+    normal = (share[:, None] * np.column_stack([c.value for c in n])).reshape(-1, p, 2).sum(axis=0)
     normal /= np.where(weight > 0.0, weight, 1.0)[:, None]
-    return gap, slip, weight, normal
+    return _sum_points(gap, p), _sum_points(slip, p), weight, normal
+
+
+def _tile(jet: Jet, copies: int) -> Jet:
+    """``copies`` copies of a batch, one after the other."""
+    return Jet(np.tile(jet.value, copies), np.tile(jet.grad, (copies, 1)), np.tile(jet.hess, (copies, 1, 1)))
+
+
+def _sum_points(jet: Jet, p: int) -> Jet:
+    """Sum of the Gauss points' blocks of ``p`` rows."""
+    k = jet.grad.shape[1]
+    return Jet(jet.value.reshape(-1, p).sum(axis=0), jet.grad.reshape(-1, p, k).sum(axis=0),
+               jet.hess.reshape(-1, p, k, k).sum(axis=0))
 
 
 def surface_coefficients(surface, coords: np.ndarray) -> np.ndarray:
