@@ -126,11 +126,13 @@ def sphere_figures(result) -> dict:
     }
 
 
-def solve_sphere(flat: str, size: SphereSize) -> dict:
-    """Mesh, solve (defaults, one load step) and measure one sphere-on-flat variant."""
+def solve_sphere(flat: str, size: SphereSize, formulation: str | None = None) -> dict:
+    """Mesh, solve (one load step; the contact defaults unless ``formulation`` is given) and
+    measure one sphere-on-flat variant."""
     with tempfile.TemporaryDirectory() as tmp:
-        model, meshes = sphere_model(flat, size, Path(tmp))
-    out = {"variant": flat, "size": asdict(size), "mesh_seconds": meshes["mesh_seconds"], **_mesh_sizes(meshes)}
+        model, meshes = sphere_model(flat, size, Path(tmp), formulation)
+    out = {"variant": flat, "size": asdict(size), "mesh_seconds": meshes["mesh_seconds"], **_mesh_sizes(meshes),
+           "formulation": formulation or "default", "method": model.contacts[0].method}
     t0 = time.perf_counter()
     result = model.solve()
     out["solve_seconds"] = time.perf_counter() - t0
@@ -184,7 +186,7 @@ def lame_pressure(E: float, nu: float, b: float, c: float, delta: float) -> floa
 
 
 def shrink_fit_model(bore_segments: int, shaft_segments: int, formulation: str | None, folder: Path,
-                     slave: str = "hub", h_inner: float = H_INNER):
+                     slave: str = "hub", h_inner: float = H_INNER, smoothing: str | None = None):
     """Quarter model of the hub on the shaft: the interference is an initial overlap (shaft
     radius ``b + delta/2``, bore ``b - delta/2``); ``slave`` is ``"hub"`` (its bore is the
     slave surface) or ``"shaft"``."""
@@ -198,6 +200,8 @@ def shrink_fit_model(bore_segments: int, shaft_segments: int, formulation: str |
     for body in (shaft, hub):
         body.fix("xsym", x=0.0, name=f"{body.name}-xsym").fix("ysym", y=0.0, name=f"{body.name}-ysym")
     options = {} if formulation is None else {"formulation": formulation}
+    if smoothing is not None:
+        options["smoothing"] = smoothing
     surfaces = [shaft.surface("surface"), hub.surface("bore")]
     if slave == "hub":
         surfaces.reverse()
@@ -206,13 +210,16 @@ def shrink_fit_model(bore_segments: int, shaft_segments: int, formulation: str |
 
 
 def shrink_fit(bore_segments: int, shaft_segments: int, formulation: str | None = None, slave: str = "hub",
-               h_inner: float = H_INNER) -> dict:
-    """Mesh, solve (one step) and measure one shrink-fit variant against Lamé."""
+               smoothing: str | None = None, h_inner: float = H_INNER) -> dict:
+    """Mesh, solve (one step) and measure one shrink-fit variant against Lamé (``formulation`` and
+    ``smoothing`` None: the defaults)."""
     import fecontact as fc
     with tempfile.TemporaryDirectory() as tmp:
-        model, meshes = shrink_fit_model(bore_segments, shaft_segments, formulation, Path(tmp), slave, h_inner)
+        model, meshes = shrink_fit_model(bore_segments, shaft_segments, formulation, Path(tmp), slave, h_inner,
+                                         smoothing)
     out = {"bore_segments": bore_segments, "shaft_segments": shaft_segments, "slave": slave,
-           "formulation": formulation or "default", **_mesh_sizes(meshes)}
+           "formulation": formulation or "default", "smoothing": smoothing or "default",
+           "method": model.contacts[0].method, **_mesh_sizes(meshes)}
     t0 = time.perf_counter()
     result = model.solve()
     out["solve_seconds"] = time.perf_counter() - t0
@@ -242,12 +249,17 @@ def shrink_fit(bore_segments: int, shaft_segments: int, formulation: str | None 
 SPHERE_VARIANTS = {"hex": ("hex", FULL), "tet": ("tet", FULL), "tet-fine": ("tet", FINE)}
 #: column titles of the sphere-on-flat variants
 TITLES = {"hex": "flat of hexahedra", "tet": "flat of tetrahedra", "tet-fine": "flat of tetrahedra, finer"}
-FIT_VARIANTS = [(20, 32, None, "hub"), (20, 32, "mortar", "hub"), (32, 32, None, "hub"), (32, 32, "mortar", "hub"),
-                (20, 32, None, "shaft"), (20, 32, "mortar", "shaft")]
+#: the page's node-to-facet runs (the formulation before mortar became the default between bodies)
+NTS_VARIANTS = {"hex": ("hex", FULL), "tet": ("tet", FULL), "tet-fine": ("tet", FINE)}
+#: shrink-fit runs: (bore chords, shaft chords, formulation, slave, smoothing); None: the default
+FIT_VARIANTS = [(20, 32, None, "hub", None), (20, 32, None, "shaft", None), (32, 32, None, "hub", None),
+                (20, 32, "node_to_segment", "hub", "none"), (20, 32, "node_to_segment", "shaft", "none"),
+                (20, 32, "mortar", "hub", None), (20, 32, "mortar", "shaft", None), (32, 32, "mortar", "hub", None),
+                (20, 32, "mortar", "hub", "none"), (20, 32, "mortar", "shaft", "none")]
 
 
-def _key(bore: int, shaft: int, formulation: str | None, slave: str = "hub") -> str:
-    return f"{slave}/{formulation or 'default'}/{bore}-{shaft}"
+def _key(bore: int, shaft: int, formulation: str | None, slave: str = "hub", smoothing: str | None = None) -> str:
+    return f"{slave}/{formulation or 'default'}/{smoothing or 'default'}/{bore}-{shaft}"
 
 
 def run_all(commit: str | None = None) -> dict:
@@ -259,22 +271,26 @@ def run_all(commit: str | None = None) -> dict:
     data = {"machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
             "commit": commit,
             "fecontact": getattr(fecontact, "__version__", ""), "targets": TARGETS, "sphere": {}, "fit": {}}
-    for bore, shaft, formulation, slave in FIT_VARIANTS:
-        data["fit"][_key(bore, shaft, formulation, slave)] = shrink_fit(bore, shaft, formulation, slave)
-        print("shrink fit", _key(bore, shaft, formulation, slave), flush=True)
+    for variant in FIT_VARIANTS:
+        data["fit"][_key(*variant)] = shrink_fit(*variant)
+        print("shrink fit", _key(*variant), flush=True)
     for name, (flat, size) in SPHERE_VARIANTS.items():
         data["sphere"][name] = solve_sphere(flat, size)
         print("sphere", name, f"{data['sphere'][name]['solve_seconds']:.0f} s", flush=True)
+    data["nts"] = {}
+    for name, (flat, size) in NTS_VARIANTS.items():
+        data["nts"][name] = solve_sphere(flat, size, "node_to_segment")
+        print("sphere node-to-facet", name, f"{data['nts'][name]['solve_seconds']:.0f} s", flush=True)
     data["mortar"] = {}
-    try:                                      # refused when the pair is made?
-        with tempfile.TemporaryDirectory() as tmp:
-            sphere_model("hex", SMALL, Path(tmp), formulation="mortar")
-        data["mortar"]["hex"] = probe("hex", "full", "mortar")
-    except ValueError as error:
-        data["mortar"]["hex"] = {"outcome": f"refused: {error}", "seconds": 0.0}
-    data["mortar"]["tet"] = probe("tet", "full", "mortar")
-    data["mortar"]["tet-default"] = probe("tet", "full", None)
-    print("mortar probes done", flush=True)
+    for flat in ("hex", "tet"):
+        try:                                      # refused when the pair is made?
+            with tempfile.TemporaryDirectory() as tmp:
+                sphere_model(flat, SMALL, Path(tmp), formulation="mortar")
+            data["mortar"][flat] = probe(flat, "full", "mortar")
+        except ValueError as error:
+            data["mortar"][flat] = {"outcome": f"refused: {error}", "seconds": 0.0}
+    data["mortar"]["tet-nts"] = probe("tet", "full", "node_to_segment")
+    print("cost probes done", flush=True)
     return data
 
 
@@ -293,7 +309,7 @@ def _mortar_cell(run: dict) -> str:
 
 
 def _cost_lines(data: dict) -> list:
-    nts, mortar = data["mortar"].get("tet-default", {}), data["mortar"]["tet"]
+    nts, mortar = data["mortar"].get("tet-nts", {}), data["mortar"]["tet"]
     if not nts.get("converged"):
         return []
     solved = bool(mortar.get("converged"))
@@ -304,7 +320,7 @@ def _cost_lines(data: dict) -> list:
         return f"{format(nts[key], fmt)} | {format(mortar[key], fmt)} | {mortar[key] / nts[key]:.2f} "
     return ["", "Cost of the two formulations on the flat of tetrahedra, each solved in its own process "
             "(solve: `model.solve()`, assembly included; memory: the peak resident size of the process):", "",
-            "| | node-to-facet (default) | mortar | mortar / node-to-facet | target |", "|---|---|---|---|---|",
+            "| | node-to-facet | mortar | mortar / node-to-facet | target |", "|---|---|---|---|---|",
             f"| solve s | {cells('solve_seconds', '.1f')}| ≤ 1.5 |",
             f"| peak memory MB | {cells('peak_rss_mb', '.0f')}| ≤ 1.3 |"]
 
@@ -322,8 +338,8 @@ def _sphere_section(data: dict) -> list:
            f"pole to {size['h_far']:g}; the flat is either structured hexahedra graded the same way "
            "(scikit-fem) or Gmsh tetrahedra" + (f"; in the last column both bodies are graded from h = "
                                                 f"{runs['tet-fine']['size']['h_pole']:g}" if "tet-fine" in runs else "")
-           + ". Frictionless node-to-facet contact with every default, the "
-           f"sphere's surface below z = {size['cap']:g} as the slave, one load step.", "",
+           + ". Frictionless contact with every default (`formulation=\"auto\"`: the row *formulation* says "
+           f"what it chose), the sphere's surface below z = {size['cap']:g} as the slave, one load step.", "",
            "Hertz is evaluated for the computed load: $P$ = 4 × the quarter model's contact force, "
            "$a = (3PR/4E^*)^{1/3}$, $p_0 = 3P/(2\\pi a^2)$, $p(r) = p_0\\sqrt{1 - r^2/a^2}$ "
            "(`fecontact.references.analytic3d.HertzSphere`). The RMS is over the slave nodes with "
@@ -332,7 +348,8 @@ def _sphere_section(data: dict) -> list:
            "to the nodal pressures within 1.5 $a$ (weights: the nodal areas).", "",
            "| figure | " + " | ".join(TITLES[n] for n in names) + " | target |",
            "|---" * (len(names) + 2) + "|"]
-    rows = [("peak nodal pressure / $p_0$ − 1", "peak_error", _pct, f"within {t['peak']:.0%}"),
+    rows = [("formulation", "method", lambda x: x.replace("_", "-"), "–"),
+            ("peak nodal pressure / $p_0$ − 1", "peak_error", _pct, f"within {t['peak']:.0%}"),
             ("RMS of $p/p_\\mathrm{Hertz} - 1$, $r < 0.8a$", "rms_core", lambda x: f"{x:.1%}", f"≤ {t['rms']:.0%}"),
             ("contact radius / $a$ − 1", "radius_error", _pct, f"within {t['radius']:.0%}"),
             ("smallest, largest $p/p_\\mathrm{Hertz}$ at $r < 0.8a$", None, None, "–"),
@@ -343,8 +360,22 @@ def _sphere_section(data: dict) -> list:
         if key is None:
             cells = [f"{runs[n]['ratio_min']:.2f}, {runs[n]['ratio_max']:.2f}" for n in names]
         else:
-            cells = [fmt(runs[n][key]) if runs[n]["converged"] else "no convergence" for n in names]
+            cells = [fmt(runs[n][key]) if runs[n]["converged"] or key == "method" else "no convergence"
+                     for n in names]
         out.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+    nts = data.get("nts", {})
+    if nts:
+        out += ["", "The same models with `formulation=\"node_to_segment\"` (node-to-facet, the default "
+                "before `auto`):", "",
+                "| figure | " + " | ".join(TITLES[n] for n in names if n in nts) + " | target |",
+                "|---" * (len([n for n in names if n in nts]) + 2) + "|"]
+        for label, key, fmt, target in rows[1:4]:
+            cells = [fmt(nts[n][key]) if nts[n]["converged"] else "no convergence" for n in names if n in nts]
+            out.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+        out.append("| smallest, largest $p/p_\\mathrm{Hertz}$ at $r < 0.8a$ | " + " | ".join(
+            f"{nts[n]['ratio_min']:.2f}, {nts[n]['ratio_max']:.2f}" for n in names if n in nts) + " | – |")
+        out.append("| solve s | " + " | ".join(f"{nts[n]['solve_seconds']:.1f}" for n in names if n in nts)
+                   + " | – |")
     out += ["", "| mesh and run | " + " | ".join(TITLES[n] for n in names) + " |", "|---" * (len(names) + 1) + "|"]
     for label, cell in (("sphere: nodes, tetrahedra", lambda r: f"{r['sphere']['nodes']}, {r['sphere']['elements']}"),
                         ("flat: nodes, elements", lambda r: f"{r['flat']['nodes']}, {r['flat']['elements']}"),
@@ -354,7 +385,7 @@ def _sphere_section(data: dict) -> list:
                         ("load $P$, Hertz $a$, $p_0$",
                          lambda r: f"{r['load']:.4g}, {r['contact_radius']:.3f}, {r['peak_pressure']:.4g}"),
                         ("meshing s, solve s", lambda r: f"{r['mesh_seconds']:.1f}, {r['solve_seconds']:.1f}"),
-                        ('`formulation="mortar"`', None)):
+                        ('`formulation="mortar"`, in its own process', None)):
         if cell is None:
             cells = [_mortar_cell(data["mortar"][n]) if n in data["mortar"] else "–" for n in names]
         else:
@@ -390,19 +421,23 @@ def _fit_section(data: dict) -> list:
            "nodes (lumped lengths $A_i$); the worst node is the largest $|p_i/p - 1|$. With the hub as the slave, "
            "its bore (the coarser circle) carries the contact conditions; with the shaft as the slave, the "
            "finer one.", "",
-           "| slave | chords per quarter (bore, shaft) | formulation | mean / Lamé − 1 | smallest, largest $p_i$ | "
-           "worst node | open nodes | DOFs | solve s |", "|---|---|---|---|---|---|---|---|---|"]
+           "| slave | chords per quarter (bore, shaft) | formulation, smoothing given | formulation used | "
+           "mean / Lamé − 1 | smallest, largest $p_i$ | "
+           "worst node | open nodes | DOFs | solve s |", "|---|---|---|---|---|---|---|---|---|---|"]
     for key, r in runs.items():
+        given = f"{r['formulation']}, {r.get('smoothing', 'default')}".replace("_", "-")
+        given = f"{given} | {r.get('method', '–').replace('_', '-')}"
         if not r["converged"]:
-            out.append(f"| {r['slave']} | {r['bore_segments']}, {r['shaft_segments']} | {r['formulation']} | "
+            out.append(f"| {r['slave']} | {r['bore_segments']}, {r['shaft_segments']} | {given} | "
                        f"no convergence | | | | {r['dofs']} | {r['solve_seconds']:.2f} |")
             continue
-        out.append(f"| {r['slave']} | {r['bore_segments']}, {r['shaft_segments']} | {r['formulation']} | "
+        out.append(f"| {r['slave']} | {r['bore_segments']}, {r['shaft_segments']} | {given} | "
                    f"{_pct(r['mean_error'])} | {r['p_min']:.1f}, {r['p_max']:.1f} | {r['worst_node_error']:.1%} | "
                    f"{r['open']} of {r['slave_nodes']} | {r['dofs']} | {r['solve_seconds']:.2f} |")
     out += ["", f"Targets: the mean within {t['fit_mean']:.0%} of Lamé and every node within "
-            f"{t['fit_node']:.0%}, with the defaults, on the non-matching circles. `default` is the "
-            "formulation a pair gets when none is given.", "",
+            f"{t['fit_node']:.0%}, with the defaults, on the non-matching circles. `default` is what a pair "
+            "gets when the argument is not given (`formulation=\"auto\"`, `smoothing=\"auto\"`); "
+            "`smoothing=\"none\"` measures the gap to the straight chords.", "",
             f"![Nodal pressures of the shrink fit]({PICTURES['shrink'].name})", ""]
     return out
 
@@ -445,7 +480,8 @@ def draw(data: dict, pictures: dict) -> None:
     for key, r in data["fit"].items():
         if r["converged"] and r["slave"] == "hub":
             ax.plot(r["profile"]["theta"], r["profile"]["p"], "o-", ms=3,
-                    label=f"{r['formulation']}, {r['bore_segments']}/{r['shaft_segments']} chords")
+                    label=f"{r['formulation']}/{r.get('smoothing', 'default')}, "
+                          f"{r['bore_segments']}/{r['shaft_segments']} chords")
     ax.axhline(1.0, color="k", lw=1, label="Lamé")
     ax.set_xlabel("angle (degrees)")
     ax.set_ylabel("p / p_Lamé (hub bore nodes)")

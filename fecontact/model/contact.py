@@ -155,8 +155,7 @@ class Contact:
         """The formulation the pair is solved with: ``formulation``, or what ``"auto"`` chose."""
         if self.formulation != "auto":
             return self.formulation
-        return choose_formulation(self.slave, self.master, self.enforcement, self.two_pass,
-                                  self.smoothing)[0]
+        return choose_formulation(self.slave, self.master, self.enforcement, self.two_pass)[0]
 
     def pairs(self, system, index: dict, name: str, default_amplitude) -> list:
         """The contact pairs of the assembled model (two with ``two_pass``).

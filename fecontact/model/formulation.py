@@ -13,16 +13,21 @@ contact-accuracy page, the rule's record is
   dual-mortar weighted gap on a flat rigid master is the node-wise gap;
 * with ``enforcement="penalty"`` or ``two_pass`` (node-to-segment options);
 * where mortar does not apply (:func:`mortar_refusal`: quadratic elements);
-* on a curved 2D master (:func:`curved_master_2d`): node-to-segment measures
-  the gap on the master's smoothed curve (:mod:`fecontact.contact.smoothing`),
-  the straight-segment mortar on the chords of both sides, whose sag is then
-  a share of the gaps.
+* on matching interfaces (:func:`matching_nodes`): node-to-segment is exact
+  there, and every slave node sits where mortar's weighted gap has a kink
+  (the overlap of two facets starts or ends where a slave node passes a
+  master node), which semismooth Newton may not cross.
+
+On curved 2D surfaces mortar integrates on the smoothed curves of both sides
+(:mod:`fecontact.contact.mortar2d_curved`, the pair's ``smoothing`` option).
 """
 
 from __future__ import annotations
 
+import numpy as np
+from scipy.spatial import cKDTree
+
 from ..contact.obstacles import RigidObstacle
-from ..contact.smoothing import master_chain, smoothing_active
 
 
 def mortar_refusal(slave, master) -> str | None:
@@ -47,23 +52,74 @@ def mortar_refusal(slave, master) -> str | None:
     return None
 
 
-def curved_master_2d(master, smoothing: str) -> bool:
-    """Whether ``master`` is a 2D body surface its ``smoothing`` option smooths (a curved chain).
+#: Share of the slave nodes opposite a master node above which an interface counts as matching
+MATCHING_SHARE = 0.5
+#: Tangential offset, relative to the slave node's size, under which a slave node is opposite a
+#: master node
+MATCHING_OFFSET = 1e-3
+
+
+def nodal_normals(ref) -> np.ndarray:
+    """Unit nodal normals of a body surface (reference configuration), shape (n, d).
+
+    The sum of the (unnormalised) normals of a node's facets, normalised;
+    the orientation follows the facets' numbering.
 
     Parameters
     ----------
-    master : SurfaceRef or RigidObstacle
-    smoothing : str
-        :data:`fecontact.contact.smoothing.SMOOTHINGS`.
+    ref : SurfaceRef
     """
-    if isinstance(master, RigidObstacle) or master.body.dim != 2:
-        return False
-    chain = master_chain(master.surface.facets, master.body.part.node_coords)
-    return smoothing_active(smoothing, chain)
+    coords = ref.body.part.node_coords
+    X = coords[:, ref.surface.facets]                                     # (d, v, n_f)
+    if coords.shape[0] == 2:
+        t = X[:, 1] - X[:, 0]
+        facet_normal = np.stack([t[1], -t[0]])
+    else:
+        facet_normal = np.cross(X[:, 2] - X[:, 0], X[:, -1] - X[:, 1], axis=0)
+    rows = np.searchsorted(ref.surface.nodes, ref.surface.facets)         # (v, n_f)
+    normal = np.zeros((ref.surface.nodes.size, coords.shape[0]))
+    for corner in rows:
+        np.add.at(normal, corner, facet_normal.T)
+    return normal / np.maximum(np.linalg.norm(normal, axis=1), 1e-300)[:, None]
+
+
+def matching_nodes(slave, master) -> float:
+    """Share of the slave nodes that lie opposite a master node (reference configuration).
+
+    A slave node is opposite its nearest master node when their offset,
+    across the bisector ``n_s - n_m`` of the two nodal normals (the direction
+    in which two matching surfaces close), is less than
+    :data:`MATCHING_OFFSET` times the node's size (its lumped length in 2D,
+    the square root of its area in 3D).
+
+    Parameters
+    ----------
+    slave, master : SurfaceRef
+
+    Returns
+    -------
+    float
+        In [0, 1].
+    """
+    xs = slave.body.part.node_coords[:, slave.surface.nodes].T             # (m, d)
+    xm = master.body.part.node_coords[:, master.surface.nodes].T
+    size = slave.surface.area if xs.shape[1] == 2 else np.sqrt(slave.surface.area)
+    if xs.shape[0] == 0 or xm.shape[0] == 0 or not np.any(size > 0):
+        return 0.0
+    _, nearest = cKDTree(xm).query(xs)
+    n_s, n_m = nodal_normals(slave), nodal_normals(master)[nearest]
+    # the facets' numbering orients both surfaces alike (outward) or both inward
+    n_m *= np.where(np.einsum("md,md->m", n_s, n_m) > 0, -1.0, 1.0)[:, None]
+    axis = n_s - n_m
+    axis /= np.maximum(np.linalg.norm(axis, axis=1), 1e-300)[:, None]
+    offset = xm[nearest] - xs
+    offset -= np.einsum("md,md->m", offset, axis)[:, None] * axis
+    near = np.linalg.norm(offset, axis=1) < MATCHING_OFFSET * size
+    return float(np.mean(near[size > 0]))
 
 
 def choose_formulation(slave, master, enforcement: str = "multiplier",
-                       two_pass: bool = False, smoothing: str = "auto") -> tuple[str, str]:
+                       two_pass: bool = False) -> tuple[str, str]:
     """The formulation ``"auto"`` stands for, and why.
 
     Parameters
@@ -71,8 +127,6 @@ def choose_formulation(slave, master, enforcement: str = "multiplier",
     slave, master : SurfaceRef or RigidObstacle
     enforcement : str
     two_pass : bool
-    smoothing : str
-        The pair's master smoothing option.
 
     Returns
     -------
@@ -86,9 +140,9 @@ def choose_formulation(slave, master, enforcement: str = "multiplier",
     refusal = mortar_refusal(slave, master)
     if refusal is not None:
         return "node_to_segment", f"mortar {refusal}"
-    if curved_master_2d(master, smoothing):
-        return "node_to_segment", ("a curved 2D master: node-to-segment measures the gap on its "
-                                   "smoothed curve, mortar on the chords of both sides")
+    if matching_nodes(slave, master) > MATCHING_SHARE:
+        return "node_to_segment", ("a matching interface: node-to-segment is exact there, and mortar's "
+                                   "weighted gap has a kink at every slave node")
     if any(ref.body.part.dim == 3 and ref.surface.facets.shape[0] == 4 for ref in (slave, master)):
         return "node_to_segment", "mortar on quadrilateral facets is chosen only on request"
     return "mortar", "two bodies of linear elements"
