@@ -76,3 +76,16 @@ def test_auto_in_a_case_file_is_the_api_default(tmp_path):
     assert plain.problem.pairs[0].formulation in ("mortar", "node_to_segment")
     with pytest.raises(Exception, match="formulation"):
         build_model(load_case(CASES / "patch2d.toml", ['contact.0.formulation="nodal"']))
+
+
+def test_a_slave_surface_beyond_the_master_gets_node_to_segment():
+    """A wide slave under a small punch (the ironing cases' layout): mortar's partly covered
+    facets would report weighted gaps, not local ones; the smaller surface as slave gets mortar."""
+    wide = skfem.MeshTri.init_tensor(np.linspace(-2, 2, 17), np.linspace(-1, 0, 3))
+    small = skfem.MeshTri.init_tensor(np.linspace(-0.5, 0.5, 6), np.linspace(0, 0.5, 3))
+    a = fc.Body("wide", wide, "P1", fc.LinearElastic(1.0, 0.3))
+    b = fc.Body("small", small, "P1", fc.LinearElastic(100.0, 0.3))
+    top, under = a.surface(lambda x: np.isclose(x[1], 0)), b.surface(lambda x: np.isclose(x[1], 0))
+    formulation, reason = choose_formulation(top, under)
+    assert formulation == "node_to_segment" and "beyond" in reason
+    assert fc.Contact(under, top).method == "mortar"

@@ -13,6 +13,11 @@ contact-accuracy page, the rule's record is
   dual-mortar weighted gap on a flat rigid master is the node-wise gap;
 * with ``enforcement="penalty"`` or ``two_pass`` (node-to-segment options);
 * where mortar does not apply (:func:`mortar_refusal`: quadratic elements);
+* where the slave surface extends beyond the master
+  (:func:`slave_beyond_master`): the dual multipliers of partly covered
+  slave facets are not a local pressure, and their weighted gaps can read
+  as penetration where there is none (take the smaller surface as the
+  slave to get mortar);
 * on matching interfaces (:func:`matching_nodes`): node-to-segment is exact
   there, and every slave node sits where mortar's weighted gap has a kink
   (the overlap of two facets starts or ends where a slave node passes a
@@ -118,6 +123,40 @@ def matching_nodes(slave, master) -> float:
     return float(np.mean(near[size > 0]))
 
 
+#: Share of the slave nodes beyond the master above which mortar is not chosen
+BEYOND_SHARE = 0.05
+
+
+def slave_beyond_master(slave, master) -> float:
+    """Share of the slave nodes that lie beyond the master surface (reference configuration).
+
+    A slave node is beyond the master when its offset from the nearest
+    master node, across that node's normal, exceeds 1.5 times the master
+    node's size (lumped length in 2D, square root of the area in 3D): it
+    faces no master facet.
+
+    Parameters
+    ----------
+    slave, master : SurfaceRef
+
+    Returns
+    -------
+    float
+        In [0, 1].
+    """
+    xs = slave.body.part.node_coords[:, slave.surface.nodes].T
+    xm = master.body.part.node_coords[:, master.surface.nodes].T
+    if xs.shape[0] == 0 or xm.shape[0] == 0:
+        return 0.0
+    _, nearest = cKDTree(xm).query(xs)
+    n_m = nodal_normals(master)[nearest]
+    offset = xs - xm[nearest]
+    offset -= np.einsum("md,md->m", offset, n_m)[:, None] * n_m
+    area = master.surface.area[nearest]
+    size = area if xs.shape[1] == 2 else np.sqrt(area)
+    return float(np.mean(np.linalg.norm(offset, axis=1) > 1.5 * size))
+
+
 def choose_formulation(slave, master, enforcement: str = "multiplier",
                        two_pass: bool = False) -> tuple[str, str]:
     """The formulation ``"auto"`` stands for, and why.
@@ -140,6 +179,9 @@ def choose_formulation(slave, master, enforcement: str = "multiplier",
     refusal = mortar_refusal(slave, master)
     if refusal is not None:
         return "node_to_segment", f"mortar {refusal}"
+    if slave_beyond_master(slave, master) > BEYOND_SHARE:
+        return "node_to_segment", ("the slave surface extends beyond the master: mortar's dual "
+                                   "multipliers on partly covered facets are not a local pressure")
     if matching_nodes(slave, master) > MATCHING_SHARE:
         return "node_to_segment", ("a matching interface: node-to-segment is exact there, and mortar's "
                                    "weighted gap has a kink at every slave node")
