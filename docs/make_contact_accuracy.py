@@ -253,9 +253,10 @@ TITLES = {"hex": "flat of hexahedra", "tet": "flat of tetrahedra", "tet-fine": "
 NTS_VARIANTS = {"hex": ("hex", FULL), "tet": ("tet", FULL), "tet-fine": ("tet", FINE)}
 #: shrink-fit runs: (bore chords, shaft chords, formulation, slave, smoothing); None: the default
 FIT_VARIANTS = [(20, 32, None, "hub", None), (20, 32, None, "shaft", None), (32, 32, None, "hub", None),
+                (20, 32, "node_to_segment", "hub", None), (20, 32, "node_to_segment", "shaft", None),
                 (20, 32, "node_to_segment", "hub", "none"), (20, 32, "node_to_segment", "shaft", "none"),
-                (20, 32, "mortar", "hub", None), (20, 32, "mortar", "shaft", None), (32, 32, "mortar", "hub", None),
-                (20, 32, "mortar", "hub", "none"), (20, 32, "mortar", "shaft", "none")]
+                (20, 32, "mortar", "hub", "none"), (20, 32, "mortar", "shaft", "none"),
+                (32, 32, "mortar", "hub", None)]
 
 
 def _key(bore: int, shaft: int, formulation: str | None, slave: str = "hub", smoothing: str | None = None) -> str:

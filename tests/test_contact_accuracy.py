@@ -2,8 +2,11 @@
 
 Smaller versions of the two models of ``docs/make_contact_accuracy.py`` (the same functions
 build them): a steel sphere on an aluminium flat of hexahedra or tetrahedra (quarter model,
-``SMALL`` mesh sizes), and a hub shrunk on a shaft with faceted circles of 20 and 32 chords
-per quarter (and 32/32 as the matching control), each with the contact defaults.
+``SMALL`` mesh sizes; the page's ``FULL`` size on the flat of tetrahedra in a ``slow`` test),
+and a hub shrunk on a shaft with faceted circles of 20 and 32 chords per quarter (and 32/32 as
+the matching control), with the contact defaults (``formulation="auto"``: mortar on the flat
+of tetrahedra and on the non-matching circles, node-to-facet on the flat of hexahedra and on the
+matching circles) and, for comparison, the formulations the defaults replaced.
 
 What holds is asserted as it is: force balance, the contact radius, the matching control.
 Each accuracy target not yet met is an ``xfail(strict=True)`` test of the target, next to a
@@ -60,14 +63,19 @@ def test_sphere_contact_radius_meets_the_target(sphere):
     assert abs(sphere["radius_error"]) <= TARGETS["radius"]
 
 
-#: measured on the SMALL meshes (gmsh 4.15.2), per flat; each bound is the figure + 1 percentage point
+#: measured on the SMALL meshes (gmsh 4.15.2), per flat (hexahedra: node-to-facet, tetrahedra:
+#: mortar); each bound is the figure + 1 percentage point
 SPHERE_MEASURED = {
-    "peak_error": {"hex": 0.1423, "tet": 0.2165},
-    "rms_core": {"hex": 0.1162, "tet": 0.1284},
-    "fit_p0_error": {"hex": 0.0374, "tet": 0.0645},
-    "fit_radius_error": {"hex": -0.0178, "tet": -0.0337},
+    "peak_error": {"hex": 0.1423, "tet": 0.0877},
+    "rms_core": {"hex": 0.1162, "tet": 0.0799},
+    "fit_p0_error": {"hex": 0.0374, "tet": 0.0538},
+    "fit_radius_error": {"hex": -0.0178, "tet": -0.0299},
 }
 MARGIN = 0.01
+
+
+def test_sphere_defaults_choose_mortar_on_tetrahedra_and_node_to_facet_on_hexahedra(sphere):
+    assert sphere["method"] == {"hex": "node_to_segment", "tet": "mortar"}[sphere["variant"]]
 
 
 def test_sphere_fitted_hertz_profile_regression_bound(sphere):
@@ -77,8 +85,9 @@ def test_sphere_fitted_hertz_profile_regression_bound(sphere):
         assert abs(sphere[key]) <= abs(SPHERE_MEASURED[key][sphere["variant"]]) + MARGIN, key
 
 
-@pytest.mark.xfail(strict=True, reason="P1 node-to-facet on unstructured tetrahedra: the nodal pressures "
-                   "scatter about Hertz, so the peak is far above p0; see docs/contact_accuracy.md")
+@pytest.mark.xfail(strict=True, reason="on these coarse meshes (h = 0.15 at the pole, a few nodes per contact "
+                   "radius) the peak is above the target: node-to-facet on the hexahedra scatters, mortar on the "
+                   "tetrahedra is first-order; the page's FULL meshes meet it with mortar (test below)")
 def test_sphere_peak_pressure_target(sphere):
     assert abs(sphere["peak_error"]) <= TARGETS["peak"]
 
@@ -88,8 +97,8 @@ def test_sphere_peak_pressure_regression_bound(sphere):
     assert abs(sphere["peak_error"]) <= SPHERE_MEASURED["peak_error"][sphere["variant"]] + MARGIN
 
 
-@pytest.mark.xfail(strict=True, reason="the nodal pressures scatter about Hertz inside the contact "
-                   "(RMS of p/p_Hertz - 1 far above 5 %); see docs/contact_accuracy.md")
+@pytest.mark.xfail(strict=True, reason="on these coarse meshes the nodal pressures are off Hertz by more than "
+                   "5 % RMS inside the contact; the page's FULL meshes meet it with mortar (test below)")
 def test_sphere_pressure_rms_target(sphere):
     assert sphere["rms_core"] <= TARGETS["rms"]
 
@@ -97,6 +106,19 @@ def test_sphere_pressure_rms_target(sphere):
 def test_sphere_pressure_rms_regression_bound(sphere):
     """Bound on the figure the xfail above measures."""
     assert sphere["rms_core"] <= SPHERE_MEASURED["rms_core"][sphere["variant"]] + MARGIN
+
+
+@pytest.mark.slow
+def test_sphere_on_tetrahedra_meets_every_target_with_the_defaults():
+    """The page's FULL meshes (h = 0.1 at the pole, 13k DOFs): mortar, chosen by the defaults,
+    meets the peak, RMS and radius targets; node-to-facet on the same meshes does not."""
+    run = acc.solve_sphere("tet", acc.FULL)
+    assert run["converged"] and run["method"] == "mortar"
+    assert abs(run["peak_error"]) <= TARGETS["peak"]
+    assert run["rms_core"] <= TARGETS["rms"]
+    assert abs(run["radius_error"]) <= TARGETS["radius"]
+    nts = acc.solve_sphere("tet", acc.FULL, "node_to_segment")
+    assert nts["converged"] and nts["rms_core"] > TARGETS["rms"]
 
 
 # --- shrink fit --------------------------------------------------------------------------------
@@ -121,46 +143,49 @@ def test_shrink_fit_contact_force_balances_the_supports(fits):
         assert run["balance"] <= 1e-8, key
 
 
-@pytest.mark.parametrize("formulation", ["default", "mortar"])
-def test_matching_circles_meet_the_targets(fits, formulation):
+@pytest.mark.parametrize("key", ["hub/default/default/32-32", "hub/mortar/default/32-32"])
+def test_matching_circles_meet_the_targets(fits, key):
     """32 chords per quarter on both circles, node angles matching: every node within 5 %."""
-    run = fits[f"hub/{formulation}/32-32"]
+    run = fits[key]
     assert run["slave_nodes"] == 33 and run["open"] == 0
     assert abs(run["mean_error"]) <= TARGETS["fit_mean"]
     assert run["worst_node_error"] <= TARGETS["fit_node"]
 
 
-NON_MATCHING = ["hub/default/20-32", "hub/mortar/20-32", "shaft/default/20-32", "shaft/mortar/20-32"]
-
-#: (|mean error|, worst node error, open nodes) measured (gmsh 4.15.2); the bounds add 3 % of
-#: each error figure and no open node
-FIT_MEASURED = {
-    "hub/default/20-32": (0.1597, 1.8892, 8),
-    "hub/mortar/20-32": (0.3178, 0.7932, 0),
-    "shaft/default/20-32": (0.6909, 4.7388, 21),
-    "shaft/mortar/20-32": (0.3607, 3.5622, 21),
-}
-
-
-@pytest.mark.parametrize("key", NON_MATCHING)
-@pytest.mark.xfail(strict=True, reason="faceted non-matching circles: the chord sag of the master "
-                   "(node-to-segment) or of both circles (mortar) is a large share of the interference; "
-                   "see docs/contact_accuracy.md")
-def test_non_matching_circles_target(fits, key):
-    run = fits[key]
+@pytest.mark.parametrize("slave", ["hub", "shaft"])
+def test_non_matching_circles_meet_the_targets_with_the_defaults(fits, slave):
+    """20 against 32 chords: the defaults choose mortar, integrated on the smoothed curves."""
+    run = fits[f"{slave}/default/default/20-32"]
+    assert run["method"] == "mortar" and run["open"] == 0
     assert abs(run["mean_error"]) <= TARGETS["fit_mean"]
     assert run["worst_node_error"] <= TARGETS["fit_node"]
 
 
-@pytest.mark.parametrize("key", NON_MATCHING)
-def test_non_matching_circles_regression_bounds(fits, key):
-    """Bounds on the figures the xfail above measures."""
+#: (|mean error|, worst node error, open nodes) measured (gmsh 4.15.2) with the formulations the
+#: defaults replace; the bounds add 3 % of each error figure and no open node
+FIT_MEASURED = {
+    "hub/node_to_segment/default/20-32": (0.0015, 0.1050, 0),
+    "shaft/node_to_segment/default/20-32": (0.0021, 0.1220, 0),
+}
+
+
+@pytest.mark.parametrize("key", list(FIT_MEASURED))
+def test_node_to_segment_on_the_smoothed_master_regression_bounds(fits, key):
+    """Node-to-segment on the smoothed master: the mean within 2 %, no node open; its nodes are
+    off by up to about 12 % (the non-matching transfer), bounded here."""
     run = fits[key]
     mean, worst, n_open = FIT_MEASURED[key]
-    assert abs(run["mean_error"]) <= 1.03 * mean
+    assert abs(run["mean_error"]) <= TARGETS["fit_mean"]
     assert run["worst_node_error"] <= 1.03 * worst
     assert run["open"] <= n_open
-    assert np.isfinite(run["p_max"])
+
+
+@pytest.mark.parametrize("key", ["hub/node_to_segment/none/20-32", "shaft/node_to_segment/none/20-32",
+                                 "hub/mortar/none/20-32", "shaft/mortar/none/20-32"])
+def test_straight_chords_turn_the_sag_into_pressure_error(fits, key):
+    """Without smoothing the chord sag (a third of the interference) is in the gaps: the mean is off
+    by more than 10 % with either formulation, which is what the smoothing removes."""
+    assert abs(fits[key]["mean_error"]) > 0.10
 
 
 def test_the_page_is_its_script_rendering_of_the_saved_figures():
