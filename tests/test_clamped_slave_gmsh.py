@@ -33,6 +33,9 @@ except OSError as error:        # the wheel's library links the system's X11 and
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 from contact_accuracy_meshes import gmsh_model  # noqa: E402
 
+from fecontact.contact.smoothing import smoothed_pair  # noqa: E402
+from fecontact.solve.operators import kinematic_operator  # noqa: E402
+
 NEWTON = {"tolerance": 1e-10}
 #: press to t = 0.5, then push sideways with the press held
 PRESS = fc.Amplitude((0.0, 0.5, 1.0), (0.0, 1.0, 1.0))
@@ -207,39 +210,105 @@ def test_block_on_a_foundation_node_to_segment_agrees_with_the_surface_without_i
         assert got[key] <= 1e-6, (key, got[key])
 
 
-#: mortar against the surface without the clamped node, measured on these meshes (gmsh 4.15.2);
-#: each bound is twice the figure
-MORTAR_MEASURED = {("tri", 0.005): {"displacement": 8.6e-4, "force": 2.4e-3},
-                   ("tri", 0.02): {"displacement": 4.9e-4, "force": 1.2e-3},
-                   ("quad", 0.005): {"displacement": 3.2e-3, "force": 1.2e-2},
-                   ("quad", 0.02): {"displacement": 8.6e-4, "force": 2.1e-3}}
-
-
-@pytest.fixture(scope="module")
-def mortar_runs(meshes):
-    runs = {}
-    for kind, push in MORTAR_MEASURED:
-        m = meshes[kind]
-        clamped = _solve(_two_bodies(m["block"], m["foundation"], ELEMENT[kind], False, push, "mortar"))
-        reference = _solve(_two_bodies(m["block"], m["foundation"], ELEMENT[kind], True, push, "mortar"))
-        runs[kind, push] = _agreement(clamped, reference, "interface", _edge(m["block"])[1])
-    return runs
-
-
-@pytest.mark.parametrize("case", list(MORTAR_MEASURED), ids=lambda c: f"{c[0]}-{c[1]:g}")
-def test_block_on_a_foundation_mortar_regression_bound(mortar_runs, case):
-    """Solved in every increment; the clamped node's segment still in its neighbour's rows moves the
-    neighbour's force by a fraction of a per cent of the largest nodal force."""
-    got = mortar_runs[case]
+@pytest.mark.parametrize("kind", list(ELEMENT))
+@pytest.mark.parametrize("push", [0.005, 0.02])
+def test_block_on_a_foundation_mortar_agrees_with_the_surface_without_it(meshes, kind, push):
+    """The mortar slave surface leaves out the clamped node's facets: its neighbours' dual functions
+    span the facets left, as on the slave surface that stops before the node."""
+    m = meshes[kind]
+    clamped = _solve(_two_bodies(m["block"], m["foundation"], ELEMENT[kind], False, push, "mortar"))
+    reference = _solve(_two_bodies(m["block"], m["foundation"], ELEMENT[kind], True, push, "mortar"))
+    got = _agreement(clamped, reference, "interface", _edge(m["block"])[1])
     assert got["neighbour_closed"]
-    for key, measured in MORTAR_MEASURED[case].items():
-        assert got[key] <= 2 * measured, (key, got[key])
+    for key in ("displacement", "neighbour_normal_force", "force", "corner_reaction"):
+        assert got[key] <= 1e-6, (key, got[key])
 
 
-@pytest.mark.xfail(strict=True, reason="mortar keeps the dual functions of the clamped node's neighbours, whose "
-                   "weighted gap and slip integrate over the clamped node's segments: not the discretisation "
-                   "of a slave surface that stops before the node")
-@pytest.mark.parametrize("case", list(MORTAR_MEASURED), ids=lambda c: f"{c[0]}-{c[1]:g}")
-def test_block_on_a_foundation_mortar_agrees_with_the_surface_without_it(mortar_runs, case):
-    got = mortar_runs[case]
-    assert max(got["displacement"], got["force"]) <= 1e-6
+def _same_constraints(clamped: fc.Model, reference: fc.Model, u: np.ndarray) -> float:
+    """Largest difference, relative to the largest entry, between the contact rows (gap, slip and
+    their derivatives in every DOF) of the two models at the displacement ``u``, over the nodes of
+    the reference's slave surface; the clamped node's row must be open with no derivatives."""
+    rows = []
+    for model in (clamped, reference):
+        problem = model.assemble().problem
+        kin = problem.kinematics(u, 1.0, None)
+        B = kinematic_operator(kin, problem.system.n_dofs).toarray()
+        rows.append((problem.pairs[0].slave.nodes, kin.local.gap, B.reshape(kin.local.gap.size, -1, B.shape[1])))
+    (nodes, gap, B), (nodes_r, gap_r, B_r) = rows
+    index = np.searchsorted(nodes, nodes_r)
+    assert np.array_equal(nodes[index], nodes_r)
+    left = np.setdiff1d(np.arange(nodes.size), index)
+    assert np.all(B[left] == 0.0) and np.all(gap[left] > 0.0)
+    return max(float(np.abs(gap[index] - gap_r).max() / np.abs(gap_r).max()),
+               float(np.abs(B[index] - B_r).max() / np.abs(B_r).max()))
+
+
+@pytest.mark.parametrize("kind", list(ELEMENT))
+def test_mortar_rows_with_a_clamped_node_are_those_of_the_surface_without_it(meshes, kind):
+    """At the same displacement the two models build the same mortar constraints, to round-off."""
+    m = meshes[kind]
+    clamped = _two_bodies(m["block"], m["foundation"], ELEMENT[kind], False, 0.02, "mortar")
+    reference = _two_bodies(m["block"], m["foundation"], ELEMENT[kind], True, 0.02, "mortar")
+    u = _solve(clamped).state.u
+    assert _same_constraints(clamped, reference, u) <= 1e-12
+
+
+def arched_block(path: Path, radius: float, h: float) -> skfem.Mesh:
+    """Triangles of the block over ``[0, 1]`` up to ``y = 0.5`` whose bottom is the arc of radius
+    ``radius`` centred at (0, radius), from its lowest point (0, 0) up to ``x = 1``; boundaries
+    ``bottom`` (the arc), ``top``, ``sides``."""
+    with gmsh_model("arched") as gmsh:
+        occ = gmsh.model.occ
+        rise = radius - np.sqrt(radius ** 2 - 1.0)
+        p = [occ.addPoint(*xy, 0.0, h) for xy in ((0.0, 0.0), (1.0, rise), (1.0, 0.5), (0.0, 0.5))]
+        arc = occ.addCircleArc(p[0], occ.addPoint(0.0, radius, 0.0), p[1])
+        lines = [occ.addLine(p[1], p[2]), occ.addLine(p[2], p[3]), occ.addLine(p[3], p[0])]
+        surface = occ.addPlaneSurface([occ.addCurveLoop([arc] + lines)])
+        occ.synchronize()
+        for name, curves in (("bottom", [arc]), ("top", [lines[1]]), ("sides", [lines[0], lines[2]])):
+            gmsh.model.addPhysicalGroup(1, curves, name=name)
+        gmsh.model.addPhysicalGroup(2, [surface], name="body")
+        gmsh.model.mesh.generate(2)
+        gmsh.write(str(path))
+    return fc.load_mesh(path)
+
+
+def _arc(mesh) -> np.ndarray:
+    """x of the nodes of the arc, ascending."""
+    return np.sort(mesh.p[0, np.unique(mesh.facets[:, mesh.boundaries["bottom"]])])
+
+
+def _arched_model(mesh, foundation_mesh, exclude: bool, push: float) -> fc.Model:
+    """The arched block pressed and pushed on the foundation, the arc's lowest point (0, 0) clamped;
+    ``exclude``: the slave arc stops at the node next to it."""
+    foundation = fc.Body("foundation", foundation_mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    foundation.fix("bottom", name="ground")
+    block.fix("top", y=-0.02, amplitude=PRESS, name="top-y")
+    block.fix("top", x=push, amplitude=PUSH, name="top-x")
+    block.fix(point=(0.0, 0.0), x=0.0, y=0.0, name="corner")
+    slave = block.surface("bottom")
+    if exclude:
+        first = _arc(mesh)[1]
+        slave = block.surface(lambda x: (x[1] < 0.25) & (x[0] > 0.75 * first) & (x[0] < 1.0 - 1e-9),
+                              name="contact")
+    pair = fc.Contact(slave, foundation.surface("top"), fc.Coulomb(1.0), name="interface", formulation="mortar")
+    return fc.Model([foundation, block], [pair])
+
+
+@pytest.mark.parametrize("push", [0.005, 0.02])
+def test_curved_mortar_with_a_clamped_node_agrees_with_the_surface_without_it(meshes, tmp_path, push, caplog):
+    """Mortar on the smoothed curves (the slave arc is curved): the slave curve is that of the facets
+    left, so the clamped node's neighbour is a free end of it, as without the node."""
+    mesh = arched_block(tmp_path / "arched.msh", 20.0, 0.08)
+    model = _arched_model(mesh, meshes["tri"]["foundation"], False, push)
+    problem = model.assemble().problem
+    assert smoothed_pair(problem.pairs[0], problem.system)
+    with caplog.at_level(logging.WARNING, logger="fecontact"):
+        clamped = _solve(model)
+    _warned_once(caplog, "interface")
+    reference = _solve(_arched_model(mesh, meshes["tri"]["foundation"], True, push))
+    got = _agreement(clamped, reference, "interface", _arc(mesh)[1])
+    assert got["neighbour_closed"]
+    for key in ("displacement", "neighbour_normal_force", "force", "corner_reaction"):
+        assert got[key] <= 1e-6, (key, got[key])

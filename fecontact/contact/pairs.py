@@ -38,7 +38,7 @@ from .obstacles import Obstacle
 from .smoothing import segment_kinematics, smoothed_pair
 from .search import (EDGE, FACE, VERTEX, closest_facets, closest_segments, free_edges_3d,
                      free_edge_reach, free_ends_2d, past_free_end_2d)
-from .surface import ContactSurface, clamped_nodes, warn_clamped
+from .surface import ContactSurface, clamped_nodes, mortar_surface, warn_clamped
 
 #: Margin of the 3D free-edge test, in edge lengths: a node farther past a free edge is open,
 #: and one that was so at the start of the increment stays open until it is back inside by as
@@ -144,7 +144,9 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
                     facet0: np.ndarray | None = None) -> PairKinematics:
     """Search, project and evaluate kinematics for one pair.
 
-    Clamped slave nodes (:func:`~fecontact.contact.surface.clamped_nodes`) are left out (:func:`leave_out`).
+    Clamped slave nodes (:func:`~fecontact.contact.surface.clamped_nodes`) are left out (:func:`leave_out`);
+    a mortar pair integrates over its slave facets that touch none of them
+    (:func:`~fecontact.contact.surface.mortar_surface`).
 
     Parameters
     ----------
@@ -163,10 +165,10 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
         :func:`fecontact.contact.search.closest_facets`).
     """
     dim = x.shape[0]
-    kin = _node_kinematics(pair, system, x, x0, t, t0, tangent0, reference, facet0)
+    clamped = clamped_nodes(pair.slave, system)
+    kin = _node_kinematics(pair, system, x, x0, t, t0, tangent0, reference, facet0, clamped)
     if pair.slave.multiplier_map is not None and pair.formulation != "mortar":
         kin = multiplier_rows(kin, pair.slave, tangent0)
-    clamped = clamped_nodes(pair.slave, system)
     if not clamped.any():
         return kin
     if tangent0 is None and facet0 is None:
@@ -175,8 +177,12 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
 
 
 def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangent0, reference,
-                     facet0) -> PairKinematics:
-    """:func:`pair_kinematics` of every slave node's own gap and slip."""
+                     facet0, clamped) -> PairKinematics:
+    """:func:`pair_kinematics` of every slave node's own gap and slip (``clamped``: bool, (m,))."""
+    named = pair                                        # the pair its warnings name
+    if pair.formulation == "mortar" and clamped.any():
+        pair = replace(pair, slave=mortar_surface(pair.slave, clamped,
+                                                  system.bodies[pair.slave.body].node_coords))
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
     slave_dofs = system.node_dofs(slave)
@@ -187,7 +193,7 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
             nts, past = _facet_kinematics(master, system, xs, xs0, x, x0, slave_dofs, tangent0,
                                           reference, facet0, np.sqrt(pair.slave.scale))
             if tangent0 is None and facet0 is None:
-                _warn_past_free_ends(pair, system, int(past.sum()))
+                _warn_past_free_ends(named, system, int(past.sum()))
             if pair.formulation == "mortar":
                 return _mortar3d_kinematics(pair, system, xs, xs0, x, x0, tangent0, reference, nts)
             return nts
@@ -197,7 +203,7 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
                 gb = system.global_nodes(master.body, master.facets[1])
                 proj = closest_segments(xs, x[:, ga].T, x[:, gb].T)
                 past = past_free_end_2d(proj.xi, proj.segment, *free_ends_2d(master.facets))
-                _warn_past_free_ends(pair, system, int(past.sum()))
+                _warn_past_free_ends(named, system, int(past.sum()))
             return _mortar_kinematics(pair, system, xs, xs0, x, x0, tangent0)
         ga = system.global_nodes(master.body, master.facets[0])
         gb = system.global_nodes(master.body, master.facets[1])
@@ -206,7 +212,7 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
                                           tangent0)            # master nodes, -1: unused
         past = past_free_end_2d(proj.xi, proj.segment, *free_ends_2d(master.facets))
         if tangent0 is None and facet0 is None:
-            _warn_past_free_ends(pair, system, int(past.sum()))
+            _warn_past_free_ends(named, system, int(past.sum()))
         local = open_rows(local, past, np.maximum(proj.distance, pair.slave.area))
         dofs = np.where(np.repeat(nodes, dim, axis=1) >= 0, system.node_dofs(nodes.ravel()).reshape(len(nodes), -1), -1)
         return PairKinematics(local, np.hstack([slave_dofs, dofs]), proj.segment)

@@ -47,7 +47,11 @@ node is left out of the contact constraints of its pair
 (:func:`fecontact.contact.pairs.pair_kinematics`): its multiplier is zero,
 its status open, and the contact force it would carry goes to the support
 that holds it, in that support's reaction.  :func:`warn_clamped` logs one
-line per pair naming the nodes.
+line per pair naming the nodes.  In a mortar pair the slave surface of the
+integrals is the surface without the facets that touch a clamped node
+(:func:`mortar_surface`): the neighbours' dual functions then span only the
+facets left, and the pair builds the constraints of a slave surface that
+stops before the node.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ from __future__ import annotations
 import logging
 import weakref
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -259,3 +263,65 @@ def warn_clamped(pair, system: BulkSystem, clamped: np.ndarray) -> None:
         return
     _WARNED[id(pair)] = weakref.ref(pair)
     logger.warning(clamped_message(pair.name, pair.slave, system, clamped))
+
+
+def node_integrals(coords: np.ndarray, facets: np.ndarray) -> np.ndarray:
+    """``int_f N_j dA`` of every node ``j`` of every linear facet ``f``, shape (v, n_facets).
+
+    Segments: half the length; triangles: a third of the area; bilinear
+    quadrilaterals: 2 x 2 Gauss points (exact on flat ones).
+
+    Parameters
+    ----------
+    coords : ndarray, shape (d, n_nodes)
+        Node coordinates of the body.
+    facets : ndarray of int, shape (v, n_facets)
+    """
+    v = facets.shape[0]
+    if v < 4:
+        return np.tile(_piece_measure(coords, facets) / v, (v, 1))
+    x = coords[:, facets]                                                   # (3, 4, n_f)
+    out = np.zeros(facets.shape)
+    for a in (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0)):
+        for b in (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0)):
+            N = np.array([(1 - a) * (1 - b), a * (1 - b), a * b, (1 - a) * b])
+            da = (1 - b) * (x[:, 1] - x[:, 0]) + b * (x[:, 2] - x[:, 3])
+            db = (1 - a) * (x[:, 3] - x[:, 0]) + a * (x[:, 2] - x[:, 1])
+            out += 0.25 * N[:, None] * np.linalg.norm(np.cross(da, db, axis=0), axis=0)
+    return out
+
+
+def mortar_surface(surface: ContactSurface, clamped: np.ndarray, coords: np.ndarray) -> ContactSurface:
+    """The slave surface of a mortar pair's integrals: ``surface`` without the facets touching a clamped node.
+
+    The nodes stay (the rows keep their order); the area of a node that
+    touched a removed facet is the integral of its shape function over the
+    facets left, so the dual functions of the clamped node's neighbours
+    span those facets only, as on a slave surface that stops before the
+    node, and their rows are that surface's.  A node left without facets
+    (the clamped node) keeps its area and has no contribution: its row is
+    open (:meth:`fecontact.contact.mortar2d.MortarRows.finish`).
+
+    Parameters
+    ----------
+    surface : ContactSurface
+        A surface of linear facets (segments, triangles, quadrilaterals).
+    clamped : ndarray of bool, shape (n,)
+        :func:`clamped_nodes`.
+    coords : ndarray, shape (d, n_nodes)
+        Reference node coordinates of the surface's body.
+
+    Returns
+    -------
+    ContactSurface
+        ``surface`` itself where no node is clamped.
+    """
+    if not clamped.any():
+        return surface
+    rows = np.searchsorted(surface.nodes, surface.facets)                 # (v, n_facets)
+    removed = clamped[rows].any(axis=0)
+    lost = np.bincount(rows[:, removed].ravel(), minlength=surface.nodes.size,
+                       weights=node_integrals(coords, surface.facets[:, removed]).ravel())
+    kept = np.bincount(rows[:, ~removed].ravel(), minlength=surface.nodes.size) > 0
+    return replace(surface, facets=surface.facets[:, ~removed],
+                   area=np.where(kept, surface.area - lost, surface.area))
