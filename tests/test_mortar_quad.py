@@ -160,3 +160,38 @@ def test_quadrilateral_pair_integrals_against_sampling(ns, nm):
             assert gap[j].value[i] == pytest.approx(np.sum(psi * g * inside * J * dA),
                                                     abs=3e-3 * np.abs(g).max() * J.max())
             assert weight[i, j] == pytest.approx(np.sum(N[j] * inside * J * dA), abs=3e-3 * J.max())
+
+
+def _grid(n, size, z, down):
+    """Quadrilateral facets of an n x n grid of the square [0, size]^2 at height z, node numbers."""
+    line = np.linspace(0.0, size, n + 1)
+    X, Y = np.meshgrid(line, line, indexing="ij")
+    nodes = np.column_stack([X.ravel(), Y.ravel(), np.full(X.size, z)])
+    i, j = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    quads = np.column_stack([i * (n + 1) + j, (i + 1) * (n + 1) + j, (i + 1) * (n + 1) + j + 1, i * (n + 1) + j + 1])
+    return nodes, quads[:, ::-1] if down else quads
+
+
+def test_row_storage_does_not_grow_with_the_master_surface():
+    """The rows hold the unknowns they depend on: a master surface four times as large (the
+    same cells) changes neither the rows nor the size of their derivative arrays."""
+    xs, slave = _grid(3, 0.5, 0.0, True)
+    xs[:, :2] += 0.263                           # inside the master, off its nodes
+    m = xs.shape[0]
+    area = np.zeros(m)
+    for q in slave:
+        np.add.at(area, q, np.full(4, 0.25 / 36.0))
+    out = []
+    for extent in (1, 2):
+        xm, master = _grid(4 * extent, extent * 1.0, 0.0, False)
+        F = xm[master]
+        local, slots = mq.weighted_kinematics(
+            xs[slave], xs[slave], slave, F, F, master, xs[slave], np.zeros((m, 2, 3)), area,
+            np.ones(m), np.tile([0.0, 0.0, 1.0], (m, 1)), np.zeros((m, 2, 3)),
+            lambda n: np.stack([np.cross(n, [0.0, 1.0, 0.0]), np.tile([0.0, 1.0, 0.0], (m, 1))], axis=1))
+        out.append((local, slots))
+    (a, sa), (b, sb) = out
+    assert a.d_gap.shape == b.d_gap.shape and a.h_gap.shape == b.h_gap.shape
+    assert np.allclose(a.gap, b.gap, atol=1e-15) and np.allclose(a.d_gap, b.d_gap, atol=1e-14)
+    # a flat slave on a flat master: the weighted gaps vanish and the weights cover every node
+    assert np.allclose(a.gap, 0.0, atol=1e-15)
