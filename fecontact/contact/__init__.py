@@ -20,6 +20,10 @@ solver's (:mod:`fecontact.solve`).
 * :mod:`.mortar2d` -- segment-to-segment (mortar) weighted gap and slip;
 * :mod:`.mortar3d` -- facet-to-facet (mortar) weighted gap and slip on
   triangle surfaces;
+* :mod:`.mortar3d_quad` -- the same on quadrilateral facets and on
+  triangles against quadrilaterals (:mod:`.facet_maps`: the facets' maps,
+  inverse maps, dual functions and quadrature); :mod:`.mortar_facets`
+  chooses between the two;
 * :mod:`.obstacles` -- rigid lines, circles, planes and spheres moving
   with an amplitude, each measuring gap and slip against itself;
 * :mod:`.pairs` -- a contact pair (slave surface, master, friction law,
