@@ -3,16 +3,17 @@
 The checks of ``tests/test_clamped_slave.py`` on meshes nobody tuned: the plate pressed and
 pushed on a rigid base with Coulomb friction (mu = 1), one corner of the contact edge clamped,
 graded unstructured meshes so that the contact edge's nodes are unevenly spaced; and a block on
-a deformable foundation (two unstructured meshes, non-matching), node-to-segment and mortar.
-Every model is solved in four increments without a cut-back and compared with the same model
-whose slave surface stops at the node next to the clamped corner.
+a deformable foundation (two unstructured meshes, non-matching), node-to-segment and mortar; an
+arched block on the foundation (curved mortar) and a tetrahedral block on a tetrahedral foundation
+(3D mortar). Every model is solved in four increments without a cut-back and compared with the
+same model whose slave surface stops at the node next to the clamped corner.
 
 Node-to-segment leaves the clamped node's row out and nothing else: the agreement is round-off.
-Mortar leaves the clamped node's multiplier row out but keeps the dual functions of its
-neighbours, whose weighted gap and slip still integrate over the clamped node's segment (see the
-decision record ``docs/developer/decisions/clamped-slave-nodes.md``): a slave surface that stops
-before the node is a different discretisation near it, and the two agree only to a fraction of
-a per cent (bounded below, with the 1e-6 of node-to-segment as a strict xfail).
+Mortar also leaves the facets that touch the clamped node out of its slave surface, with the lumped
+areas of the facets left (see the decision record ``docs/developer/decisions/clamped-slave-nodes.md``):
+its neighbours' dual functions then span only those facets, and at the same displacement the two
+models build the same rows to round-off, on straight segments, on the smoothed curves of a curved
+slave (an arched block) and on triangles (a tetrahedral block on a non-matching tetrahedral block).
 """
 
 import logging
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 from contact_accuracy_meshes import gmsh_model  # noqa: E402
 
 from fecontact.contact.smoothing import smoothed_pair  # noqa: E402
-from fecontact.solve.operators import kinematic_operator  # noqa: E402
+from test_clamped_slave import same_constraints  # noqa: E402
 
 NEWTON = {"tolerance": 1e-10}
 #: press to t = 0.5, then push sideways with the press held
@@ -224,25 +225,6 @@ def test_block_on_a_foundation_mortar_agrees_with_the_surface_without_it(meshes,
         assert got[key] <= 1e-6, (key, got[key])
 
 
-def _same_constraints(clamped: fc.Model, reference: fc.Model, u: np.ndarray) -> float:
-    """Largest difference, relative to the largest entry, between the contact rows (gap, slip and
-    their derivatives in every DOF) of the two models at the displacement ``u``, over the nodes of
-    the reference's slave surface; the clamped node's row must be open with no derivatives."""
-    rows = []
-    for model in (clamped, reference):
-        problem = model.assemble().problem
-        kin = problem.kinematics(u, 1.0, None)
-        B = kinematic_operator(kin, problem.system.n_dofs).toarray()
-        rows.append((problem.pairs[0].slave.nodes, kin.local.gap, B.reshape(kin.local.gap.size, -1, B.shape[1])))
-    (nodes, gap, B), (nodes_r, gap_r, B_r) = rows
-    index = np.searchsorted(nodes, nodes_r)
-    assert np.array_equal(nodes[index], nodes_r)
-    left = np.setdiff1d(np.arange(nodes.size), index)
-    assert np.all(B[left] == 0.0) and np.all(gap[left] > 0.0)
-    return max(float(np.abs(gap[index] - gap_r).max() / np.abs(gap_r).max()),
-               float(np.abs(B[index] - B_r).max() / np.abs(B_r).max()))
-
-
 @pytest.mark.parametrize("kind", list(ELEMENT))
 def test_mortar_rows_with_a_clamped_node_are_those_of_the_surface_without_it(meshes, kind):
     """At the same displacement the two models build the same mortar constraints, to round-off."""
@@ -250,7 +232,7 @@ def test_mortar_rows_with_a_clamped_node_are_those_of_the_surface_without_it(mes
     clamped = _two_bodies(m["block"], m["foundation"], ELEMENT[kind], False, 0.02, "mortar")
     reference = _two_bodies(m["block"], m["foundation"], ELEMENT[kind], True, 0.02, "mortar")
     u = _solve(clamped).state.u
-    assert _same_constraints(clamped, reference, u) <= 1e-12
+    assert same_constraints(clamped, reference, u) <= 1e-12
 
 
 def arched_block(path: Path, radius: float, h: float) -> skfem.Mesh:
@@ -312,3 +294,90 @@ def test_curved_mortar_with_a_clamped_node_agrees_with_the_surface_without_it(me
     assert got["neighbour_closed"]
     for key in ("displacement", "neighbour_normal_force", "force", "corner_reaction"):
         assert got[key] <= 1e-6, (key, got[key])
+
+
+def box(path: Path, corner: tuple, size: tuple, h_corner: float, h_far: float) -> skfem.Mesh:
+    """Unstructured tetrahedra of a box, size ``h_corner`` at the corner vertical edge through
+    ``corner`` and ``h_far`` elsewhere; boundaries ``bottom``, ``top``, ``sides``."""
+    z0, z1 = corner[2], corner[2] + size[2]
+    with gmsh_model("box") as gmsh:
+        volume = gmsh.model.occ.addBox(*corner, *size)
+        gmsh.model.occ.synchronize()
+        for _, point in gmsh.model.getEntities(0):
+            x = gmsh.model.getValue(0, point, [])
+            gmsh.model.mesh.setSize([(0, point)], h_corner if np.allclose(x[:2], corner[:2]) else h_far)
+        groups: dict = {}
+        for _, face in gmsh.model.getEntities(2):
+            b = gmsh.model.getBoundingBox(2, face)
+            name = next((name for name, z in (("bottom", z0), ("top", z1))
+                         if abs(b[2] - z) < 1e-6 and abs(b[5] - z) < 1e-6), "sides")
+            groups.setdefault(name, []).append(face)
+        for name, faces in groups.items():
+            gmsh.model.addPhysicalGroup(2, faces, name=name)
+        gmsh.model.addPhysicalGroup(3, [volume], name="body")
+        gmsh.model.mesh.generate(3)
+        gmsh.write(str(path))
+    return fc.load_mesh(path)
+
+
+@pytest.fixture(scope="module")
+def boxes(tmp_path_factory):
+    """The block [0, 1]^2 x [0, 0.5] and the foundation [-0.5, 1.5]^2 x [-0.5, 0] below it."""
+    folder = tmp_path_factory.mktemp("clamped_boxes")
+    return (box(folder / "block.msh", (0.0, 0.0, 0.0), (1.0, 1.0, 0.5), 0.15, 0.3),
+            box(folder / "foundation.msh", (-0.5, -0.5, -0.5), (2.0, 2.0, 0.5), 0.2, 0.35))
+
+
+def _blocks3d(block_mesh, foundation_mesh, exclude: bool, push: float) -> fc.Model:
+    """The block (slave, P1 tetrahedra) pressed and pushed along x on the foundation (master), mortar,
+    Coulomb mu = 1, its corner (0, 0, 0) clamped; ``exclude``: the slave surface without the
+    triangles that touch the corner."""
+    foundation = fc.Body("foundation", foundation_mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3))
+    block = fc.Body("block", block_mesh, "P1", fc.LinearElastic(E=1e3, nu=0.3))
+    foundation.fix("bottom", name="ground")
+    block.fix("top", z=-0.005, amplitude=PRESS, name="top-z")
+    block.fix("top", x=push, y=0.0, amplitude=PUSH, name="top-xy")
+    block.fix(point=(0.0, 0.0, 0.0), x=0.0, y=0.0, z=0.0, name="corner")
+    slave = block.surface("bottom")
+    if exclude:
+        corner = int(np.argmin(np.linalg.norm(block_mesh.p, axis=0)))
+        touching = block_mesh.facets[:, np.any(block_mesh.facets == corner, axis=0)]
+        mids = block_mesh.p[:, touching].mean(axis=1)                       # (3, n)
+        slave = block.surface(lambda x: np.isclose(x[2], 0.0) & (np.linalg.norm(
+            x[:, None, :] - mids[:, :, None], axis=0).min(axis=0) > 1e-9), name="contact")
+    pair = fc.Contact(slave, foundation.surface("top"), fc.Coulomb(1.0), name="interface", formulation="mortar")
+    return fc.Model([foundation, block], [pair])
+
+
+@pytest.mark.parametrize("push", [0.002, 0.03], ids=["stuck", "sliding"])
+def test_tetrahedral_blocks_mortar_agrees_with_the_surface_without_it(boxes, push, caplog):
+    """3D mortar (triangles on triangles): the triangles that touch the clamped corner leave the
+    mortar slave surface; the rows and the solution are those of the surface without them."""
+    block_mesh, foundation_mesh = boxes
+    assert type(block_mesh).__name__ == type(foundation_mesh).__name__ == "MeshTet1"
+    model = _blocks3d(block_mesh, foundation_mesh, False, push)
+    with caplog.at_level(logging.WARNING, logger="fecontact"):
+        clamped = _solve(model)
+    lines = [r.getMessage() for r in caplog.records if "every displacement component" in r.getMessage()]
+    assert len(lines) == 1 and "at (0, 0, 0)" in lines[0] and "'corner'" in lines[0]
+    reference_model = _blocks3d(block_mesh, foundation_mesh, True, push)
+    reference = _solve(reference_model)
+    assert same_constraints(model, reference_model, clamped.state.u) <= 1e-12
+    full, part = clamped.contact("interface"), reference.contact("interface")
+    index = np.array([int(np.argmin(np.linalg.norm(full.points - p[:, None], axis=0))) for p in part.points.T])
+    assert np.allclose(full.points[:, index], part.points)
+    at = np.flatnonzero(np.all(np.isclose(full.points, 0.0), axis=0))
+    assert at.size == 1 and full.pressure[at] == 0.0 and full.status[at] == 0
+    assert np.all(full.force[:, at] == 0.0)
+    nodes = clamped.problem.pairs[0].slave.nodes
+    u_full, u_part = (r.body_displacement("block")[:, nodes] for r in (clamped, reference))
+    assert np.abs(u_full - u_part).max() <= 1e-6 * np.abs(u_part).max()
+    assert np.abs(full.force[:, index] - part.force).max() <= 1e-6 * np.abs(part.force).max()
+    corner = [np.asarray(r.reaction("corner")) for r in (clamped, reference)]
+    assert np.abs(corner[0] - corner[1]).max() <= 1e-6 * np.abs(corner[1]).max()
+    # the clamped corner's neighbours carry load (all of them while the block sticks, none of whose
+    # nodes slides); pushed far, most nodes slide
+    near = np.linalg.norm(part.points, axis=0) < 0.3
+    assert near.sum() >= 3 and np.mean(part.status[near] > 0) >= (1.0 if push == 0.002 else 0.5)
+    slides = np.mean(part.status == 2)
+    assert slides == 0.0 if push == 0.002 else slides > 0.5
