@@ -85,7 +85,7 @@ def test_triangles_agree_with_the_triangle_integration():
     lq, cq, aq = mq.clip_polygons(slave, master)
     assert np.array_equal(count, cq) and np.allclose(area, aq, atol=1e-14)
     g1, s1, w1, n1 = mortar3d.pair_integrals(slave, master, slave0, master0, lines, count, tangent, ref_area)
-    g2, s2, w2, n2 = mq.pair_integrals(slave, master, slave0, master0, lq, tangent, ref)
+    g2, s2, w2, n2 = mq.pair_integrals(slave, master, slave0, master0, lq, cq, tangent, ref)
     assert np.allclose(w1, w2, atol=1e-14) and np.allclose(n1, n2, atol=1e-14)
     for a, b in zip(g1 + [s for q in s1 for s in q], g2 + [s for q in s2 for s in q]):
         assert np.allclose(a.value, b.value, atol=1e-14)
@@ -107,7 +107,7 @@ def test_quadrilateral_pair_integrals_match_finite_differences(ns, nm):
 
     def evaluate(x):
         gap, slip, _, _ = mq.pair_integrals(x[:, :3 * ns].reshape(p, ns, 3), x[:, 3 * ns:].reshape(p, nm, 3),
-                                            slave0, master0, lines, tangent, ref)
+                                            slave0, master0, lines, count, tangent, ref)
         return gap + [s for pair in slip for s in pair]
     _fd_check(evaluate, np.hstack([slave.reshape(p, -1), master.reshape(p, -1)]), rng)
 
@@ -120,7 +120,7 @@ def test_quadrilateral_pair_integrals_against_sampling(ns, nm):
     p = 3
     slave, master = _facets(rng, p, ns, 0.1, True), _facets(rng, p, nm, 0.0, False)
     lines, count, area = mq.clip_polygons(slave, master)
-    gap, _, weight, normal = mq.pair_integrals(slave, master, slave, master, lines,
+    gap, _, weight, normal = mq.pair_integrals(slave, master, slave, master, lines, count,
                                                np.zeros((p, ns, 2, 3)), slave)
     k = 400
     u = (np.arange(k) + 0.5) / k

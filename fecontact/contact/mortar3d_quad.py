@@ -23,7 +23,10 @@ its centre; the plane itself for a flat one).  Both facets are projected on
 it along ``n_f``; the projections are convex polygons bounded by the projected
 straight edges (a bilinear facet's edges are straight), and their overlap is
 clipped (at most eight vertices, each the intersection of two edge lines) and
-fanned from its first vertex into triangles.  The slave and master points
+fanned from its vertex average into triangles.  (A fan from its first
+vertex, two triangles fewer, left Newton stalling at the rule's error on
+perturbed quadrilaterals: with it the whole triangulation changes when a
+vertex within round-off of another comes or goes.)  The slave and master points
 of a point ``X`` of the plane are those that project on it:
 ``(xi_s, eta_s)`` and ``(xi_m, eta_m)`` by the inverse of the projected maps
 (:func:`fecontact.contact.facet_maps.inverse`), and ``g = n_f . (x_s - x_m)``.
@@ -271,7 +274,7 @@ def _polygon(pts, lines, line_end):
     return poly
 
 
-def pair_integrals(slave, master, slave0, master0, lines, tangent0, slave_ref):
+def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, slave_ref):
     """Weighted gap and slip contributions of slave facets on master facets.
 
     Parameters
@@ -283,6 +286,8 @@ def pair_integrals(slave, master, slave0, master0, lines, tangent0, slave_ref):
     lines : ndarray of int, shape (p, V, 2)
         Polygon vertices as pairs of edge lines (:func:`clip_polygons`); rows
         with fewer vertices repeat the first.
+    count : ndarray of int, shape (p,)
+        Number of polygon vertices.
     tangent0 : ndarray, shape (p, ns, 2, 3)
         Slip directions of the slave vertices.
     slave_ref : ndarray, shape (p, ns, 3)
@@ -329,10 +334,11 @@ def pair_integrals(slave, master, slave0, master0, lines, tangent0, slave_ref):
     mortar = [[None] * (ns + nm) for _ in range(ns)]
     weight = np.zeros((p, ns))
     V = len(poly)
-    O = poly[0]
-    for k in range(1, V - 1):
-        # the fan from the first vertex (padding vertices repeat it: empty triangles)
-        A, B = poly[k], poly[k + 1]
+    O = [sum((poly[k][c] * np.where(k < count, 1.0 / count, 0.0) for k in range(V)),
+             start=Jet.constant(0.0, poly[0][0])) for c in range(2)]
+    for k in range(V):
+        # the fan from the vertex average
+        A, B = poly[k], poly[(k + 1) % V]
         tri_area = 0.5 * _jcross2(_sub2(A, O), _sub2(B, O))
         for bary, wq in zip(TRIANGLE_POINTS, TRIANGLE_WEIGHTS):
             X = [bary[0] * O[c] + bary[1] * A[c] + bary[2] * B[c] for c in range(2)]
@@ -412,7 +418,7 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
         ec, fc, cc = e[c], f[c], count[c]
         V = max(int(cc.max(initial=3)), 3)
         gap, slip, weight, normal = pair_integrals(
-            slave[ec], master[fc], slave0[ec], master0[fc], lines[c, :V],
+            slave[ec], master[fc], slave0[ec], master0[fc], lines[c, :V], cc,
             tangent0[slave_rows[ec]], slave_ref[ec])
         for j in range(ns):
             rows.add(j * p + c, gap[j], slip[j], weight[:, j], normal)
