@@ -41,19 +41,18 @@ from scipy.spatial import cKDTree
 
 from .jet import Jet
 from .mortar2d import MortarRows
-from .mortar3d_integrals import pair_kernel
+from .mortar3d_integrals import scatter_pairs
 
 #: Candidate pairs clipped at once (:func:`facing_pairs`)
 CHUNK_CLIP = 8192
-#: Pairs integrated at once (:func:`weighted_kinematics`): bounds the memory of their
-#: gradients and Hessians, 9 x 18 x 18 numbers a pair
-CHUNK_3D = 512
 
 # the two edge lines through each vertex: lines 0-2 are the slave edges
 # (i -> i+1), lines 3-5 the master edges
 _VERTEX_LINES = [(2, 0), (0, 1), (1, 2), (5, 3), (3, 4), (4, 5)]
 # line l runs from vertex l to vertex _LINE_END[l] (slave vertices 0-2, master 3-5)
 _LINE_END = [1, 2, 0, 4, 5, 3]
+# pairs (earlier, later) of the 15 candidate polygon vertices (duplicates keep the earlier)
+_EARLIER, _LATER = np.triu_indices(15, 1)
 
 
 def _frame(a, b, c):
@@ -131,10 +130,12 @@ def clip_polygons(slave, master, tol=1e-10):
     lines = np.concatenate(lines, axis=1)
     valid = np.concatenate(valid, axis=1)
     # drop duplicates (a vertex lying on an edge of the other triangle)
-    size = np.abs(pts - pts[:, :1]).max(axis=(1, 2))[:, None, None]
-    close = np.linalg.norm(cand[:, :, None] - cand[:, None], axis=3) <= 1e-9 * size
-    earlier = np.tril(np.ones((15, 15), bool), -1)
-    valid &= ~np.any(close & earlier & valid[:, None, :], axis=2)
+    size = np.abs(pts - pts[:, :1]).max(axis=(1, 2))[:, None]
+    step = cand[:, _LATER] - cand[:, _EARLIER]
+    close = step[..., 0] ** 2 + step[..., 1] ** 2 <= (1e-9 * size) ** 2
+    duplicate = np.zeros((p, 15, 15), bool)
+    duplicate[:, _EARLIER, _LATER] = close & valid[:, _EARLIER]
+    valid &= ~duplicate.any(axis=1)
     count = valid.sum(axis=1)
     centre = np.einsum("pv,pvi->pi", valid, cand) / np.maximum(count, 1)[:, None]
     angle = np.arctan2(cand[..., 1] - centre[:, None, 1], cand[..., 0] - centre[:, None, 0])
@@ -149,6 +150,39 @@ def clip_polygons(slave, master, tol=1e-10):
     nxt = np.roll(poly, -1, axis=1)
     area = 0.5 * np.sum(_cross2(poly - centre[:, None], nxt - centre[:, None]), axis=1)
     return lines, count, np.where(count >= 3, area, 0.0)
+
+
+def _size_classes(r):
+    """Facets grouped by circumradius: class ``c`` holds radii within a factor 2 of ``2^c r_min``."""
+    if r.size == 0:
+        return []
+    c = np.floor(np.log2(np.maximum(r, 1e-300) / max(r.min(), 1e-300))).astype(int)
+    c = np.minimum(c, 12)
+    return [np.flatnonzero(c == k) for k in np.unique(c)]
+
+
+def _near_pairs(cs, rs, cm, rm):
+    """Pairs of facets whose centroids lie within ``2 (r_e + r_f)`` of each other, sorted.
+
+    The facets of each surface are grouped by circumradius (:func:`_size_classes`) and
+    each pair of groups is searched with its own radius, so that a few large facets
+    (the far part of a graded surface) do not widen the search of the small ones.
+    """
+    parts_e, parts_f = [], []
+    slave_classes = [(i, cKDTree(cs[i])) for i in _size_classes(rs)]
+    for jf in _size_classes(rm):
+        tree_f = cKDTree(cm[jf])
+        for ie, tree_e in slave_classes:
+            reach = 2.0 * (rs[ie].max() + rm[jf].max())
+            found = tree_e.sparse_distance_matrix(tree_f, float(reach), output_type="ndarray")
+            e, f = ie[found["i"]], jf[found["j"]]
+            near = found["v"] <= 2.0 * (rs[e] + rm[f])
+            parts_e.append(e[near])
+            parts_f.append(f[near])
+    e = np.concatenate(parts_e + [np.zeros(0, int)]).astype(int)
+    f = np.concatenate(parts_f + [np.zeros(0, int)]).astype(int)
+    order = np.lexsort((f, e))
+    return e[order], f[order]
 
 
 def facing_pairs(slave, master, tol=1e-10):
@@ -169,13 +203,7 @@ def facing_pairs(slave, master, tol=1e-10):
     cs, cm = slave.mean(axis=1), master.mean(axis=1)
     rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
     rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
-    rm = rm_f.max(initial=0.0)
-    radius = 2.0 * (rs + rm)
-    found = cKDTree(cs).sparse_distance_matrix(cKDTree(cm), float(radius.max(initial=0.0)),
-                                               output_type="ndarray")
-    found = found[found["v"] <= radius[found["i"]]]
-    order = np.lexsort((found["j"], found["i"]))
-    e, f = found["i"][order].astype(int), found["j"][order].astype(int)
+    e, f = _near_pairs(cs, rs, cm, rm_f)
     # facet normals once, gathered for the candidates
     ns = np.cross(slave[:, 1] - slave[:, 0], slave[:, 2] - slave[:, 0])
     nm = np.cross(master[:, 1] - master[:, 0], master[:, 2] - master[:, 0])
@@ -231,23 +259,42 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     normal : ndarray, shape (p, 3)
         Master normal.
     """
-    value, grad, hess, weight, normal = pair_kernel(
-        *(np.ascontiguousarray(a, dtype=float) for a in (slave, master, slave0, master0)),
-        np.ascontiguousarray(lines, dtype=np.int64), np.ascontiguousarray(count, dtype=np.int64),
-        np.ascontiguousarray(tangent0, dtype=float), np.ascontiguousarray(ref_area, dtype=float))
-    jets = [Jet(value[:, o], grad[:, o], hess[:, o]) for o in range(9)]
-    return jets[:3], [jets[3 + 2 * j:5 + 2 * j] for j in range(3)], weight, normal
+    # each (pair, slave vertex) its own row, its 18 variables in the pair's order
+    p = slave.shape[0]
+    rows = np.arange(3 * p).reshape(p, 3).T
+    index = np.broadcast_to(np.arange(18), (3, p, 18))
+    gap, slip = np.zeros((3 * p, 1)), np.zeros((3 * p, 2))
+    d_gap, d_slip = np.zeros((3 * p, 1, 18)), np.zeros((3 * p, 2, 18))
+    h_gap, h_slip = np.zeros((3 * p, 1, 18, 18)), np.zeros((3 * p, 2, 18, 18))
+    weight, normal = np.zeros(3 * p), np.zeros((3 * p, 3))
+    scatter_pairs(*_kernel_inputs(slave, master, slave0, master0, lines, count, tangent0, ref_area),
+                  np.ascontiguousarray(rows), np.ascontiguousarray(index),
+                  gap, d_gap, h_gap, slip, d_slip, h_slip, weight, normal)
+    n = np.cross(master[:, 1] - master[:, 0], master[:, 2] - master[:, 0])
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    gaps = [Jet(gap[j::3, 0], d_gap[j::3, 0], h_gap[j::3, 0]) for j in range(3)]
+    slips = [[Jet(slip[j::3, q], d_slip[j::3, q], h_slip[j::3, q]) for q in range(2)] for j in range(3)]
+    return gaps, slips, weight.reshape(p, 3), n
+
+
+def _kernel_inputs(slave, master, slave0, master0, lines, count, tangent0, ref_area):
+    """The arguments of the compiled kernel, contiguous and of one type each."""
+    return (*(np.ascontiguousarray(a, dtype=float) for a in (slave, master, slave0, master0)),
+            np.ascontiguousarray(lines, dtype=np.int64), np.ascontiguousarray(count, dtype=np.int64),
+            np.ascontiguousarray(tangent0, dtype=float), np.ascontiguousarray(ref_area, dtype=float))
 
 
 def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes, ref_area,
                         tangent0, area, distance, fallback_normal, fallback_tangent, tangent_of):
     """Mortar kinematics of every slave node of one pair of triangle surfaces.
 
-    The overlapping pairs (:func:`facing_pairs`) are integrated in batches of
-    :data:`CHUNK_3D` (:func:`pair_integrals`) and summed into the slave
-    nodes' rows over each row's own unknowns
-    (:class:`fecontact.contact.mortar2d.MortarRows`), so memory and time
-    grow with the number of overlapping pairs.
+    The overlapping pairs (:func:`facing_pairs`) are integrated one at a
+    time by compiled code that adds each pair's contributions straight into
+    the slave nodes' rows over each row's own unknowns
+    (:func:`fecontact.contact.mortar3d_integrals.scatter_pairs` into the
+    arrays of :class:`fecontact.contact.mortar2d.MortarRows`), so memory and
+    time grow with the number of overlapping pairs and no per-pair
+    derivative arrays are held.
 
     Parameters
     ----------
@@ -283,15 +330,10 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
     row = slave_rows[e].T.ravel()
     points = np.tile(np.hstack([slave_rows[e], m + master_nodes[f]]), (3, 1))
     rows = MortarRows(m, row, points, 3, 2)
-    # batches of pairs with the same number of polygon vertices integrate no empty triangles
-    order = np.argsort(count, kind="stable")
-    for start in range(0, p, CHUNK_3D):
-        c = order[start:start + CHUNK_3D]
-        ec, fc, cc = e[c], f[c], count[c]
-        V = max(int(cc.max(initial=3)), 3)
-        gap, slip, weight, normal = pair_integrals(
-            slave[ec], master[fc], slave0[ec], master0[fc], lines[c, :V], cc,
-            tangent0[slave_rows[ec]], ref_area[ec])
-        for j in range(3):
-            rows.add(j * p + c, gap[j], slip[j], weight[:, j], normal)
+    k = rows.k
+    scatter_pairs(*_kernel_inputs(slave[e], master[f], slave0[e], master0[f], lines, count,
+                                  tangent0[slave_rows[e]], ref_area[e]),
+                  rows.row.reshape(3, p).astype(np.int64), rows.index.reshape(3, p, 18).astype(np.int64),
+                  rows.gap.reshape(m, 1), rows.d_gap.reshape(m, 1, k), rows.h_gap.reshape(m, 1, k, k),
+                  rows.slip, rows.d_slip, rows.h_slip, rows.weight, rows.normal)
     return rows.finish(area, distance, fallback_normal, fallback_tangent, tangent_of)

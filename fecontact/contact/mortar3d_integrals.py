@@ -36,9 +36,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["pair_kernel"]
+__all__ = ["scatter_pairs"]
 
 _JIT = dict(cache=True)
+# the helpers' signatures start with the workspace (values, gradients, Hessians, levels); they
+# are given so that each is compiled once (slot numbers passed as literals would otherwise
+# compile a specialisation for each combination)
+_WS = "void(f8[::1], f8[:, ::1], f8[:, :, ::1], i1[::1], "
 K = 18          # local variables: slave vertex i coordinate c at 3 i + c, master at 9 + 3 k + c
 
 # workspace slots
@@ -61,11 +65,12 @@ _H = 75         # heights (3)
 _BETA = 78      # beta_k(S_i) (3 x 3)
 _R = 87         # r_i (3 x 3)
 _OUT = 96       # gap_j (3), then R_j (3 x 3)
-_SLOTS = 108
+_SLIP = 108     # slip (j, q) at 2 j + q: tau0_jq . R_j (6)
+_SLOTS = 114
 _VMAX = 16
 
 
-@numba.njit(**_JIT)
+@numba.njit(_WS + "f8, i8, i8)", **_JIT)
 def _scaled(v, g, h, f, c, a, o):
     """``o = c a``."""
     for i in range(K):
@@ -78,7 +83,15 @@ def _scaled(v, g, h, f, c, a, o):
     f[o] = f[a]
 
 
-@numba.njit(**_JIT)
+@numba.njit(_WS + "f8, i8)", **_JIT)
+def _const(v, g, h, f, c, o):
+    """``o = c``: level 0 (its gradient and Hessian vanish; the Hessian is not written)."""
+    g[o, :] = 0.0
+    v[o] = c
+    f[o] = 0
+
+
+@numba.njit(_WS + "i8, i8, i8)", **_JIT)
 def _mul(v, g, h, f, a, b, o):
     """``o = a b`` (``o`` may be ``a`` or ``b``); Hessians known to vanish are not read."""
     va, vb = v[a], v[b]
@@ -109,7 +122,7 @@ def _mul(v, g, h, f, a, b, o):
     f[o] = 2
 
 
-@numba.njit(**_JIT)
+@numba.njit(_WS + "f8, i8, f8, i8, f8, i8)", **_JIT)
 def _lin(v, g, h, f, ca, a, cb, b, c0, o):
     """``o = ca a + cb b + c0``."""
     la = f[a] if ca != 0.0 else 0
@@ -130,7 +143,7 @@ def _lin(v, g, h, f, ca, a, cb, b, c0, o):
     f[o] = max(la, lb)
 
 
-@numba.njit(**_JIT)
+@numba.njit(_WS + "i8, i8, f8, f8, f8)", **_JIT)
 def _unary(v, g, h, f, a, o, fa, df, d2f):
     """``o = F(a)`` with ``F = fa``, ``F' = df``, ``F'' = d2f`` at ``a``."""
     if f[a] == 0:
@@ -151,15 +164,7 @@ def _unary(v, g, h, f, a, o, fa, df, d2f):
     f[o] = 2
 
 
-@numba.njit(**_JIT)
-def _const(v, g, h, f, c, o):
-    """``o = c``: level 0 (its gradient and Hessian vanish; the Hessian is not written)."""
-    g[o, :] = 0.0
-    v[o] = c
-    f[o] = 0
-
-
-@numba.njit(**_JIT)
+@numba.njit(_WS + "f8[::1], i8, i8, i8)", **_JIT)
 def _diff(v, g, h, f, x, i, j, o):
     """``o = x_i - x_j`` of two local variables."""
     _const(v, g, h, f, x[i] - x[j], o)
@@ -168,14 +173,14 @@ def _diff(v, g, h, f, x, i, j, o):
     f[o] = 1
 
 
-@numba.njit(**_JIT)
+@numba.njit(_WS + "f8[::1], i8, i8, i8)", **_JIT)
 def _vec_diff(v, g, h, f, x, p, q, o):
     """The three jets ``x_p - x_q`` of the vertices whose first variables are ``p`` and ``q``."""
     for c in range(3):
         _diff(v, g, h, f, x, p + c, q + c, o + c)
 
 
-@numba.njit(**_JIT)
+@numba.njit(_WS + "i8, i8, i8)", **_JIT)
 def _det(v, g, h, f, a, b, o):
     """``o = [N, a, b] = N . (a x b)`` of the 3-vectors at slots ``a`` and ``b``."""
     t, s = _T + 6, _T + 7
@@ -359,75 +364,91 @@ def _pair(v, g, h, f, x, x0, lines, count, tangent0):
                     _lin(v, g, h, f, 1.0, _T, 0.0, _T, 0.0, o)
                 else:
                     _lin(v, g, h, f, 1.0, o, 1.0, _T, 0.0, o)
+    # slips tau0_jq . R_j
+    for j in range(3):
+        R = _OUT + 3 + 3 * j
+        for q in range(2):
+            o = _SLIP + 2 * j + q
+            _lin(v, g, h, f, tangent0[j, q, 0], R, tangent0[j, q, 1], R + 1, 0.0, o)
+            _lin(v, g, h, f, 1.0, o, tangent0[j, q, 2], R + 2, 0.0, o)
 
 
 @numba.njit(**_JIT)
-def pair_kernel(slave, master, slave0, master0, lines, count, tangent0, ref_area):
-    """Weighted gaps and slips of facet pairs with their gradients and Hessians.
+def _load(x, x0, slave, master, slave0, master0, e):
+    """The 18 current and start-of-step coordinates of pair ``e``."""
+    for i in range(3):
+        for c in range(3):
+            x[3 * i + c] = slave[e, i, c]
+            x[9 + 3 * i + c] = master[e, i, c]
+            x0[3 * i + c] = slave0[e, i, c]
+            x0[9 + 3 * i + c] = master0[e, i, c]
+
+
+@numba.njit(**_JIT)
+def _workspace():
+    return (np.zeros(_SLOTS), np.zeros((_SLOTS, K)), np.zeros((_SLOTS, K, K)),
+            np.zeros(_SLOTS, dtype=np.int8), np.empty(K), np.empty(K))
+
+
+@numba.njit(_WS + "i8, f8, i8, i8, i8[::1], f8[:, ::1], f8[:, :, ::1], f8[:, :, :, ::1])", **_JIT)
+def _scatter(v, g, h, f, s, fac, r, o, idx, value, grad, hess):
+    """Add ``fac`` times the jet at slot ``s`` to output ``o`` of row ``r``, variable ``i`` at ``idx[i]``."""
+    value[r, o] += fac * v[s]
+    for i in range(K):
+        grad[r, o, idx[i]] += fac * g[s, i]
+    if f[s] == 2:
+        for i in range(K):
+            a = idx[i]
+            hess[r, o, a, a] += fac * h[s, i, i]
+            for k in range(i + 1, K):
+                b, t = idx[k], fac * h[s, i, k]
+                hess[r, o, a, b] += t
+                hess[r, o, b, a] += t
+
+
+@numba.njit(**_JIT)
+def scatter_pairs(slave, master, slave0, master0, lines, count, tangent0, ref_area, rows, index,
+                  gap, d_gap, h_gap, slip, d_slip, h_slip, weight, normal):
+    """Add the weighted gaps and slips of facet pairs, with their derivatives, into rows.
+
+    Each pair's contributions go straight into the rows of its slave vertices
+    (no per-pair arrays of derivatives): the gap of slave vertex ``j`` of
+    pair ``e`` is added to row ``rows[j, e]``, its local variable ``i`` to
+    the row's variable ``index[j, e, i]``.
 
     Parameters
     ----------
     slave, master, slave0, master0 : ndarray, shape (p, 3, 3)
+        Current and start-of-step vertices of each pair's slave and master triangles.
     lines : ndarray of int, shape (p, V, 2)
+        Polygon vertices as pairs of edge lines
+        (:func:`fecontact.contact.mortar3d.clip_polygons`).
     count : ndarray of int, shape (p,)
+        Number of polygon vertices.
     tangent0 : ndarray, shape (p, 3, 2, 3)
+        Slip directions of the slave vertices.
     ref_area : ndarray, shape (p,)
-
-    Returns
-    -------
-    value : ndarray, shape (p, 9)
-        ``int Phi_j g`` (``j = 0, 1, 2``) then the slips ``(j, q)`` at ``3 + 2 j + q``.
-    grad : ndarray, shape (p, 9, 18)
-    hess : ndarray, shape (p, 9, 18, 18)
-    weight : ndarray, shape (p, 3)
-        ``int N_j``.
-    normal : ndarray, shape (p, 3)
-        Unit master normal.
+        Reference area of the slave triangle.
+    rows : ndarray of int, shape (3, p)
+    index : ndarray of int, shape (3, p, 18)
+    gap, d_gap, h_gap : ndarray, shapes (m, 1), (m, 1, k), (m, 1, k, k)
+        Weighted gaps and their derivatives, added to in place.
+    slip, d_slip, h_slip : ndarray, shapes (m, 2), (m, 2, k), (m, 2, k, k)
+    weight : ndarray, shape (m,)
+        ``int N_j``, added to.
+    normal : ndarray, shape (m, 3)
+        ``int N_j`` times the unit master normal, added to.
     """
-    p = slave.shape[0]
-    value = np.zeros((p, 9))
-    grad = np.zeros((p, 9, K))
-    hess = np.zeros((p, 9, K, K))
-    weight = np.zeros((p, 3))
-    normal = np.zeros((p, 3))
-    v = np.zeros(_SLOTS)
-    g = np.zeros((_SLOTS, K))
-    h = np.zeros((_SLOTS, K, K))
-    f = np.zeros(_SLOTS, dtype=np.int8)   # 0 constant, 1 affine, 2 curved
-    x = np.empty(K)
-    x0 = np.empty(K)
-    for e in range(p):
-        for i in range(3):
-            for c in range(3):
-                x[3 * i + c] = slave[e, i, c]
-                x[9 + 3 * i + c] = master[e, i, c]
-                x0[3 * i + c] = slave0[e, i, c]
-                x0[9 + 3 * i + c] = master0[e, i, c]
+    v, g, h, f, x, x0 = _workspace()
+    for e in range(slave.shape[0]):
+        _load(x, x0, slave, master, slave0, master0, e)
         _pair(v, g, h, f, x, x0, lines[e], count[e], tangent0[e])
         fac = -2.0 * ref_area[e]
         for j in range(3):
-            weight[e, j] = fac * v[_I + j]
-            normal[e, j] = v[_N + j] * v[_ILEN]
-        for out in range(9):
-            if out < 3:
-                srcs = (_OUT + out, -1, -1)
-                coef = (1.0, 0.0, 0.0)
-            else:
-                j, q = (out - 3) // 2, (out - 3) % 2
-                srcs = (_OUT + 3 + 3 * j, _OUT + 4 + 3 * j, _OUT + 5 + 3 * j)
-                coef = (tangent0[e, j, q, 0], tangent0[e, j, q, 1], tangent0[e, j, q, 2])
-            for t in range(3):
-                sl = srcs[t]
-                if sl < 0:
-                    continue
-                cf = fac * coef[t]
-                value[e, out] += cf * v[sl]
-                for i in range(K):
-                    grad[e, out, i] += cf * g[sl, i]
-                    if f[sl] == 2:
-                        for k in range(i, K):
-                            hess[e, out, i, k] += cf * h[sl, i, k]
-            for i in range(K):
-                for k in range(i + 1, K):
-                    hess[e, out, k, i] = hess[e, out, i, k]
-    return value, grad, hess, weight, normal
+            r, idx, w = rows[j, e], index[j, e], fac * v[_I + j]
+            weight[r] += w
+            for c in range(3):
+                normal[r, c] += w * v[_N + c] * v[_ILEN]
+            _scatter(v, g, h, f, _OUT + j, fac, r, 0, idx, gap, d_gap, h_gap)
+            for q in range(2):
+                _scatter(v, g, h, f, _SLIP + 2 * j + q, fac, r, q, idx, slip, d_slip, h_slip)
