@@ -63,3 +63,26 @@ def test_polygon_vertex_kinds_match_finite_differences(slave_scale, master_scale
         for l1, l2 in row[:n]:
             seen.add("slave" if l1 < 3 and l2 < 3 else "master" if l1 >= 3 and l2 >= 3 else "crossing")
     assert seen == kinds
+
+
+def test_facing_pairs_of_graded_surfaces_match_every_pair_clipped():
+    """Small facets next to large ones (a graded master): the search by circumradius classes
+    finds exactly the overlapping pairs that clipping every slave facet against every master
+    facet finds."""
+    rng = np.random.default_rng(5)
+    unit = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    size = np.concatenate([np.full(40, 0.1), np.full(8, 0.8), [3.0]])
+    master = size[:, None, None] * (unit - unit.mean(axis=0)) + 0.01 * rng.standard_normal((size.size, 3, 3))
+    master[:, :, :2] += rng.uniform(-1.5, 1.5, (size.size, 1, 2))
+    n_e = 60
+    slave = 0.12 * (unit[[0, 2, 1]] - unit.mean(axis=0)) + 0.01 * rng.standard_normal((n_e, 3, 3))
+    slave[:, :, :2] += rng.uniform(-1.5, 1.5, (n_e, 1, 2))
+    slave[:, :, 2] += 0.02
+    e, f, lines, count = mortar3d.facing_pairs(slave, master)
+    E, F = (a.ravel() for a in np.meshgrid(np.arange(n_e), np.arange(size.size), indexing="ij"))
+    _, every, area = mortar3d.clip_polygons(slave[E], master[F])
+    scale = np.linalg.norm(np.cross(master[F, 1] - master[F, 0], master[F, 2] - master[F, 0]), axis=1)
+    overlap = (every >= 3) & (area > 1e-12 * scale)
+    assert set(np.digitize(f, [40, 48]).tolist()) == {0, 1, 2}       # pairs with facets of each size
+    assert set(zip(e.tolist(), f.tolist())) == set(zip(E[overlap].tolist(), F[overlap].tolist()))
+    assert np.all(np.diff(e) >= 0)
