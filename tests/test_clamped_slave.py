@@ -246,3 +246,19 @@ def test_mortar_on_quadrilateral_facets_with_a_clamped_node_agrees_with_the_surf
     # the corner's neighbours carry load (all of them while the block sticks)
     closed = part.status[np.linalg.norm(part.points, axis=0) < 0.5] > 0
     assert closed.all() if push == 0.002 else closed.any()
+
+
+def test_mortar_slave_surface_clamped_everywhere_is_solved_open():
+    """Every facet of the mortar slave surface touches a clamped node: no facet is left and every row
+    is open (no pressure, no force), as every node is left out, however far the foundation presses in."""
+    low = skfem.MeshQuad.init_tensor(np.linspace(-1, 2, 10), np.linspace(-1, 0, 4)).with_defaults()
+    top = skfem.MeshQuad.init_tensor(np.linspace(0, 1, 9), np.linspace(0, 0.5, 5)).with_defaults()
+    foundation = fc.Body("foundation", low, "Q1", fc.LinearElastic(E=1e2, nu=0.3, plane="strain"))
+    block = fc.Body("block", top, "Q1", fc.LinearElastic(E=1e3, nu=0.3, plane="strain"))
+    foundation.fix("top", y=0.005, name="lift").fix("bottom", name="ground")
+    block.fix("bottom", name="base")
+    pair = fc.Contact(block.surface("bottom"), foundation.surface("top"), fc.Coulomb(0.5), name="interface",
+                      formulation="mortar")
+    result = _solve(fc.Model([foundation, block], [pair]))
+    fields = result.contact("interface")
+    assert np.all(fields.pressure == 0.0) and np.all(fields.status == 0) and np.all(fields.force == 0.0)

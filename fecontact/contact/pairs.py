@@ -183,6 +183,11 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
     if pair.formulation == "mortar" and clamped.any():
         pair = replace(pair, slave=mortar_surface(pair.slave, clamped,
                                                   system.bodies[pair.slave.body].node_coords))
+        if pair.slave.facets.shape[1] == 0:             # no facet left: every row open
+            kin = _node_kinematics(replace(named, formulation="node_to_segment"), system, x, x0, t,
+                                   t0, tangent0, reference, facet0, clamped)
+            size = pair.slave.scale if x.shape[0] == 2 else np.sqrt(pair.slave.scale)
+            return leave_out(kin, np.ones(clamped.size, dtype=bool), size)
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
     slave_dofs = system.node_dofs(slave)
