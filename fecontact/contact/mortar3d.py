@@ -41,7 +41,6 @@ from scipy.spatial import cKDTree
 
 from .jet import Jet
 from .mortar2d import MortarRows
-from .mortar3d_integrals import scatter_pairs
 
 #: Candidate pairs clipped at once (:func:`facing_pairs`)
 CHUNK_CLIP = 8192
@@ -267,9 +266,9 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     d_gap, d_slip = np.zeros((3 * p, 1, 18)), np.zeros((3 * p, 2, 18))
     h_gap, h_slip = np.zeros((3 * p, 1, 18, 18)), np.zeros((3 * p, 2, 18, 18))
     weight, normal = np.zeros(3 * p), np.zeros((3 * p, 3))
-    scatter_pairs(*_kernel_inputs(slave, master, slave0, master0, lines, count, tangent0, ref_area),
-                  np.ascontiguousarray(rows), np.ascontiguousarray(index),
-                  gap, d_gap, h_gap, slip, d_slip, h_slip, weight, normal)
+    _scatter_pairs(slave, master, slave0, master0, lines, count, tangent0, ref_area,
+                   np.ascontiguousarray(rows), np.ascontiguousarray(index),
+                   gap, d_gap, h_gap, slip, d_slip, h_slip, weight, normal)
     n = np.cross(master[:, 1] - master[:, 0], master[:, 2] - master[:, 0])
     n /= np.linalg.norm(n, axis=1)[:, None]
     gaps = [Jet(gap[j::3, 0], d_gap[j::3, 0], h_gap[j::3, 0]) for j in range(3)]
@@ -277,11 +276,15 @@ def pair_integrals(slave, master, slave0, master0, lines, count, tangent0, ref_a
     return gaps, slips, weight.reshape(p, 3), n
 
 
-def _kernel_inputs(slave, master, slave0, master0, lines, count, tangent0, ref_area):
-    """The arguments of the compiled kernel, contiguous and of one type each."""
-    return (*(np.ascontiguousarray(a, dtype=float) for a in (slave, master, slave0, master0)),
-            np.ascontiguousarray(lines, dtype=np.int64), np.ascontiguousarray(count, dtype=np.int64),
-            np.ascontiguousarray(tangent0, dtype=float), np.ascontiguousarray(ref_area, dtype=float))
+def _scatter_pairs(slave, master, slave0, master0, lines, count, tangent0, ref_area, *rows):
+    """:func:`fecontact.contact.mortar3d_integrals.scatter_pairs` on contiguous arguments of one
+    type each; the compiled module (numba) is imported on first use, so that contact without
+    mortar pairs neither imports nor loads it."""
+    from .mortar3d_integrals import scatter_pairs
+    scatter_pairs(*(np.ascontiguousarray(a, dtype=float) for a in (slave, master, slave0, master0)),
+                  np.ascontiguousarray(lines, dtype=np.int64), np.ascontiguousarray(count, dtype=np.int64),
+                  np.ascontiguousarray(tangent0, dtype=float), np.ascontiguousarray(ref_area, dtype=float),
+                  *rows)
 
 
 def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes, ref_area,
@@ -331,9 +334,9 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
     points = np.tile(np.hstack([slave_rows[e], m + master_nodes[f]]), (3, 1))
     rows = MortarRows(m, row, points, 3, 2)
     k = rows.k
-    scatter_pairs(*_kernel_inputs(slave[e], master[f], slave0[e], master0[f], lines, count,
-                                  tangent0[slave_rows[e]], ref_area[e]),
-                  rows.row.reshape(3, p).astype(np.int64), rows.index.reshape(3, p, 18).astype(np.int64),
-                  rows.gap.reshape(m, 1), rows.d_gap.reshape(m, 1, k), rows.h_gap.reshape(m, 1, k, k),
-                  rows.slip, rows.d_slip, rows.h_slip, rows.weight, rows.normal)
+    _scatter_pairs(slave[e], master[f], slave0[e], master0[f], lines, count, tangent0[slave_rows[e]],
+                   ref_area[e], rows.row.reshape(3, p).astype(np.int64),
+                   rows.index.reshape(3, p, 18).astype(np.int64), rows.gap.reshape(m, 1),
+                   rows.d_gap.reshape(m, 1, k), rows.h_gap.reshape(m, 1, k, k),
+                   rows.slip, rows.d_slip, rows.h_slip, rows.weight, rows.normal)
     return rows.finish(area, distance, fallback_normal, fallback_tangent, tangent_of)
