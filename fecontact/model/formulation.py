@@ -123,8 +123,8 @@ def matching_nodes(slave, master) -> float:
     return float(np.mean(near[size > 0]))
 
 
-#: Share of the slave nodes beyond the master above which mortar is not chosen
-BEYOND_SHARE = 0.05
+#: Share of the slave nodes beyond the master above which mortar is not chosen (any one node)
+BEYOND_SHARE = 0.0
 
 
 def slave_beyond_master(slave, master) -> float:
