@@ -14,3 +14,49 @@ def case_file(tmp_path):
         path.write_text(text)
         return path
     return write
+
+
+def assert_jacobian_matches_differences(problem, t, state, x, ev, trials=3):
+    """The assembled Jacobian of ``ev`` (the evaluation of ``problem`` at ``t`` from ``state`` at
+    the unknowns ``x``) against central differences of the residual along random directions, to 1e-6.
+
+    The residual is smooth only between the kinks of open/stick/slip: the step is halved until
+    the segment ``[x - h v, x + h v]`` keeps every node's status."""
+    import numpy as np
+    status = ev.contact.status
+    J = ev.jacobian()
+    rng = np.random.default_rng(1)
+    h0 = 1e-7 * max(1.0, np.abs(x).max())
+    for _ in range(trials):
+        v = rng.standard_normal(x.size)
+        v[: ev.n_reduced] *= 1e-3            # displacements are small, tractions large
+        for h in h0 / 2.0 ** np.arange(6):
+            plus = problem.increment(t, state).evaluate(x + h * v, ev.kinematics.facet, jacobian=False)
+            minus = problem.increment(t, state).evaluate(x - h * v, ev.kinematics.facet, jacobian=False)
+            if (np.array_equal(plus.contact.status, status)
+                    and np.array_equal(minus.contact.status, status)):
+                break
+        assert np.array_equal(plus.contact.status, status)
+        assert np.array_equal(minus.contact.status, status)
+        fd = (plus.residual - minus.residual) / (2 * h)
+        err = np.linalg.norm(J @ v - fd) / np.linalg.norm(fd)
+        assert err < 1e-6, (err, h / h0)
+
+
+def contact_accuracy_script():
+    """``docs/make_contact_accuracy.py`` as a module (its meshes module sits next to it), or a
+    skip when gmsh, which makes its meshes, is missing or does not load."""
+    import importlib
+    import importlib.util
+    import sys
+    try:
+        importlib.import_module("gmsh")
+    except (ImportError, OSError) as error:
+        pytest.skip(f"gmsh is needed for the contact-accuracy meshes: {error}")
+    sys.path.insert(0, str(ROOT / "docs"))
+    spec = importlib.util.spec_from_file_location("make_contact_accuracy",
+                                                  ROOT / "docs" / "make_contact_accuracy.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -2,15 +2,10 @@
 finite differences of the residual (as tests/test_jacobian.py) with node-to-segment contact on
 smoothed curved masters, and the shrink fit of docs/make_contact_accuracy.py against Lamé."""
 
-import importlib
-import importlib.util
-import sys
-from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import CASES
+from conftest import CASES, assert_jacobian_matches_differences, contact_accuracy_script
 from fecontact.case.build import build_model
 from fecontact.case.schema import load_case
 from fecontact.solve.backends import DirectBackend
@@ -45,49 +40,14 @@ def test_assembled_jacobian_with_smoothed_masters_matches_finite_differences(nam
     assert ev.kinematics.dofs.shape[1] == 10
     status = ev.contact.status
     assert (status == 1).any() and (status == 2).any()
-    J = ev.jacobian()
-    rng = np.random.default_rng(1)
-    h0 = 1e-7 * max(1.0, np.abs(x).max())
-    for _ in range(3):
-        v = rng.standard_normal(x.size)
-        v[: ev.n_reduced] *= 1e-3            # displacements are small, tractions large
-        for h in h0 / 2.0 ** np.arange(6):   # inside one smooth piece of open/stick/slip
-            plus = problem.increment(t, state).evaluate(x + h * v, ev.kinematics.facet, jacobian=False)
-            minus = problem.increment(t, state).evaluate(x - h * v, ev.kinematics.facet, jacobian=False)
-            if (np.array_equal(plus.contact.status, status)
-                    and np.array_equal(minus.contact.status, status)):
-                break
-        assert np.array_equal(plus.contact.status, status)
-        assert np.array_equal(minus.contact.status, status)
-        fd = (plus.residual - minus.residual) / (2 * h)
-        err = np.linalg.norm(J @ v - fd) / np.linalg.norm(fd)
-        assert err < 1e-6, (err, h / h0)
+    assert_jacobian_matches_differences(problem, t, state, x, ev)
 
 
 # --- the shrink fit with non-matching faceted circles ----------------------------------------
 
-try:
-    importlib.import_module("gmsh")
-    HAVE_GMSH = True
-except (ImportError, OSError):
-    HAVE_GMSH = False
-
-
-def _accuracy():
-    root = Path(__file__).resolve().parents[1]
-    sys.path.insert(0, str(root / "docs"))
-    spec = importlib.util.spec_from_file_location("make_contact_accuracy", root / "docs" / "make_contact_accuracy.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def fits():
-    if not HAVE_GMSH:
-        pytest.skip("gmsh is needed for the shrink-fit meshes")
-    acc = _accuracy()
+    acc = contact_accuracy_script()
     runs = {slave: acc.shrink_fit(20, 32, "node_to_segment", slave=slave) for slave in ("hub", "shaft")}
     for run in runs.values():
         assert run["converged"], run.get("failure")
