@@ -182,8 +182,18 @@ class ElasticBody:
 
     @property
     def plane_model(self) -> str:
-        """The plane model shared by the materials, ``"plane_strain"`` or ``"plane_stress"`` (2D)."""
+        """The 2D model shared by the materials: ``"plane_strain"``, ``"plane_stress"`` or ``"axisymmetric"``."""
         return self.materials[0].model
+
+    @property
+    def axisymmetric(self) -> bool:
+        """True for a body of revolution meshed in the ``(r, z)`` plane (``x[0] = r >= 0``).
+
+        Every integral over such a body, its boundary and its contact
+        surfaces carries the weight ``2 pi r``: forces are totals over the
+        full circumference, pressures are per area.
+        """
+        return self.dim == 2 and self.materials[0].model == "axisymmetric"
 
     def element_lame(self) -> tuple[np.ndarray, np.ndarray]:
         """Lamé parameters ``(lambda, mu)`` of every element, each of shape (n_elements,).
