@@ -23,9 +23,30 @@ import skfem
 from skfem.helpers import ddot, dot, eye, sym_grad, trace
 
 from ..fields import Modulus, NonNegative, Poisson, validate
+from . import axisymmetric as ring
 from .p1 import p1_displacement_gradients, p1_stiffness
 
-PLANE_MODELS = ("plane_strain", "plane_stress")
+#: The 2D models of a material: the words of ``plane=`` in the API and of ``plane`` in case files
+PLANE_MODELS = ("plane_strain", "plane_stress", "axisymmetric")
+#: The case-file name of the linear-elastic material (``model`` key; the default)
+LINEAR_ELASTIC = "linear_elastic"
+#: Older words accepted for them: ``plane="strain"`` in the API, ``model = "plane_strain"`` in case files
+PLANE_ALIASES = {"strain": "plane_strain", "stress": "plane_stress"}
+
+
+def plane_model(word: str) -> str:
+    """The 2D model a word names: one of :data:`PLANE_MODELS` or an alias of :data:`PLANE_ALIASES`.
+
+    Raises
+    ------
+    ValueError
+        For any other word (the message lists the accepted ones).
+    """
+    model = PLANE_ALIASES.get(word, word)
+    if model not in PLANE_MODELS:
+        raise ValueError(f"plane must be one of {', '.join(map(repr, PLANE_MODELS))} (or "
+                         f"{', '.join(map(repr, PLANE_ALIASES))}), got {word!r}")
+    return model
 
 
 @dataclass(frozen=True)
@@ -39,10 +60,11 @@ class Material:
     nu : float
         Poisson ratio, ``-1 < nu < 0.5``.
     model : str
-        ``"plane_strain"`` or ``"plane_stress"`` in 2D; ignored in 3D.
+        The 2D model: ``"plane_strain"``, ``"plane_stress"`` or
+        ``"axisymmetric"`` (a body of revolution meshed in the ``(r, z)``
+        plane, :mod:`fecontact.bodies.axisymmetric`); ignored in 3D.
     density : float
-        Mass per volume (per area and unit thickness in 2D), ``>= 0``; only
-        dynamic analyses use it.
+        Mass per volume, ``>= 0``; only dynamic analyses use it.
     """
 
     E: Modulus
@@ -95,6 +117,11 @@ def body_stiffness(body, elements: np.ndarray | None = None):
         if elements is not None:
             lam, mu = lam[elements], mu[elements]
     mesh = body.mesh
+    if body.axisymmetric:
+        if elements is not None and not elements.size:
+            return sp.csr_matrix((body.n_nodes * body.dim,) * 2)
+        basis = body.basis if elements is None else body.element_basis(elements)
+        return ring.stiffness(basis, _at_quadrature(basis, lam), _at_quadrature(basis, mu))
     if body.is_linear_simplex:
         return p1_stiffness(mesh.p, mesh.t if elements is None else mesh.t[:, elements], lam, mu)
     if elements is None:
@@ -159,7 +186,7 @@ def _at_quadrature(basis: skfem.Basis, values) -> np.ndarray:
     return np.ascontiguousarray(np.broadcast_to(column, shape))
 
 
-def mass(basis: skfem.Basis, density):
+def mass(basis: skfem.Basis, density, axisymmetric: bool = False):
     """Assemble the consistent mass matrix ``M_ij = int rho phi_i . phi_j dx`` (CSR).
 
     Parameters
@@ -170,6 +197,8 @@ def mass(basis: skfem.Basis, density):
         ``rho``, one value or one per element (e.g.
         :meth:`fecontact.bodies.body.ElasticBody.element_density`).  A
         constant array gives the same matrix as its one value.
+    axisymmetric : bool
+        ``dx = 2 pi r dA`` (a body of revolution, :mod:`fecontact.bodies.axisymmetric`).
 
     Returns
     -------
@@ -181,33 +210,40 @@ def mass(basis: skfem.Basis, density):
 
         @skfem.BilinearForm
         def form(u, v, w):
-            return rho * dot(u, v)
+            return rho * dot(u, v) * _weight(w, axisymmetric)
 
         return form.assemble(basis).tocsr()
 
     @skfem.BilinearForm
     def varying(u, v, w):
-        return w.rho * dot(u, v)
+        return w.rho * dot(u, v) * _weight(w, axisymmetric)
 
     return varying.assemble(basis, rho=_at_quadrature(basis, values)).tocsr()
 
 
-def constant_load(basis: skfem.AbstractBasis, value) -> np.ndarray:
+def _weight(w, axisymmetric: bool):
+    """The measure's weight at the quadrature points: ``2 pi r`` for a body of revolution, else 1."""
+    return ring.ring_weight(w.x) if axisymmetric else 1.0
+
+
+def constant_load(basis: skfem.AbstractBasis, value, axisymmetric: bool = False) -> np.ndarray:
     """Load vector ``int value . v`` of a constant vector ``value``, shape (N,).
 
     On a cell basis ``value`` is a body force (force per volume); on a
     :class:`skfem.FacetBasis` it is a surface traction (force per area).
+    ``axisymmetric``: the integral carries ``2 pi r`` (the load on the
+    whole body of revolution).
     """
     c = np.asarray(value, dtype=float)
 
     @skfem.LinearForm
     def form(v, w):
-        return sum(c[i] * v[i] for i in range(c.size))
+        return sum(c[i] * v[i] for i in range(c.size)) * _weight(w, axisymmetric)
 
     return form.assemble(basis)
 
 
-def pressure_load(basis: skfem.FacetBasis, pressure: float) -> np.ndarray:
+def pressure_load(basis: skfem.FacetBasis, pressure: float, axisymmetric: bool = False) -> np.ndarray:
     r"""Load vector of a pressure on boundary facets, ``-int p n . v``, shape (N,).
 
     ``n`` is the outward unit normal of the body (scikit-fem's facet normal
@@ -220,12 +256,14 @@ def pressure_load(basis: skfem.FacetBasis, pressure: float) -> np.ndarray:
         Vector basis on the loaded boundary facets.
     pressure : float
         ``p``, force per area.
+    axisymmetric : bool
+        ``ds`` carries ``2 pi r`` (a body of revolution).
     """
     p = float(pressure)
 
     @skfem.LinearForm
     def form(v, w):
-        return -p * sum(w.n[i] * v[i] for i in range(w.n.shape[0]))
+        return -p * sum(w.n[i] * v[i] for i in range(w.n.shape[0])) * _weight(w, axisymmetric)
 
     return form.assemble(basis)
 
@@ -262,9 +300,13 @@ def body_stress(body, u: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray, shape (dim, dim, n_elements, n_quadrature_points)
+        In 2D the in-plane components (of a body of revolution too:
+        :func:`fecontact.bodies.axisymmetric.stress` adds the hoop stress).
     """
     grad = body.basis.interpolate(u).grad
     lam, mu, _ = _body_parameters(body, grad.ndim - 3)
+    if body.axisymmetric:
+        return ring.stress(body.basis, lam, mu, u)[:2, :2]
     return _stress_of_gradient(grad, lam, mu)
 
 
@@ -325,6 +367,10 @@ def body_von_mises(body, u: np.ndarray) -> np.ndarray:
     u : ndarray, shape (dim*n_nodes,)
         The body's displacement.
     """
+    if body.axisymmetric:
+        lam, mu, nu = _body_parameters(body, 1)
+        vm = _von_mises_of_stress(ring.stress(body.basis, lam, mu, u), nu, "").mean(axis=1)
+        return _basis_node_average(body.basis, vm)
     if not body.is_linear_simplex:
         if len(body.materials) == 1:
             return von_mises(body.basis, body.materials[0], u)

@@ -6,7 +6,9 @@ the first Piola–Kirchhoff stress :math:`P = \partial W / \partial F` and the
 material tangent :math:`\mathbb{A} = \partial P / \partial F` (shape
 ``(d, d, d, d, ...)``, :math:`\mathbb{A}_{iJkL} = \partial P_{iJ} / \partial F_{kL}`).
 In 2D the state is plane strain: :math:`F_{33} = 1`, so the 2 x 2 blocks
-below are exact.  Lamé parameters come from ``E`` and ``nu`` as in linear
+below are exact; a body of revolution (``plane="axisymmetric"``) evaluates
+them in 3D with :math:`F_{\theta\theta} = 1 + u_r/R`
+(:mod:`fecontact.bodies.axisymmetric`).  Lamé parameters come from ``E`` and ``nu`` as in linear
 elasticity, so small strains reproduce :class:`fecontact.bodies.elasticity.Material`.
 
 * **St. Venant–Kirchhoff**: :math:`E = \tfrac12(F^TF - I)`,
@@ -29,12 +31,12 @@ elasticity, so small strains reproduce :class:`fecontact.bodies.elasticity.Mater
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from .elasticity import Material
+from .elasticity import Material, plane_model
 
 __all__ = ["Hyperelastic", "NeoHookean", "SaintVenantKirchhoff", "HYPERELASTIC"]
 
@@ -55,19 +57,26 @@ class Hyperelastic(Material):
     nu : float
         Poisson ratio (small-strain), ``-1 < nu < 0.5``.
     model : str
-        ``"plane_strain"`` (2D bodies are in plane strain; plane stress is
-        not available in finite deformation).
+        The 2D model, ``"plane_strain"`` or ``"axisymmetric"`` (plane
+        stress is not available in finite deformation).
     density : float
         Mass per reference volume, >= 0.
+    plane : str, optional
+        The 2D model in the words of :func:`fecontact.LinearElastic`
+        (``"plane_strain"``, ``"axisymmetric"``; ``"strain"`` too); when
+        given it sets ``model``.
     """
 
     name: ClassVar[str] = ""
+    plane: InitVar[str | None] = None
 
-    def __post_init__(self):
+    def __post_init__(self, plane=None):
+        if plane is not None:
+            object.__setattr__(self, "model", plane_model(plane))
         super().__post_init__()
-        if self.model != "plane_strain":
-            raise ValueError(f"model = {self.model!r}: finite-strain materials are in plane strain "
-                             f"in 2D")
+        if self.model == "plane_stress":
+            raise ValueError("plane = 'plane_stress': finite-strain materials are in plane strain "
+                             "or axisymmetric in 2D")
 
     def energy(self, F: np.ndarray) -> np.ndarray:
         """Strain energy per reference volume, shape ``F.shape[2:]``."""

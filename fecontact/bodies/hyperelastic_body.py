@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .finite_strain import internal_force, strain_energy, tangent_stiffness
+from . import axisymmetric as ring
+from . import finite_strain
 from .p1_finite_strain import P1Simplices
 
 __all__ = ["HyperelasticBody"]
@@ -44,7 +45,10 @@ class HyperelasticBody:
     def __init__(self, body, material):
         self.body = body
         self.material = material
-        self._p1 = P1Simplices(body.mesh.p, body.mesh.t) if body.is_linear_simplex else None
+        self._p1 = (P1Simplices(body.mesh.p, body.mesh.t)
+                    if body.is_linear_simplex and not body.axisymmetric else None)
+        # scikit-fem forms: in the (r, z) plane with the hoop terms, or as they stand
+        self._forms = ring if body.axisymmetric else finite_strain
         self._force = (None, None)          # (key, f)
         self._tangent = (None, None)        # (key, K)
 
@@ -53,7 +57,7 @@ class HyperelasticBody:
         key = w.tobytes()
         if self._force[0] != key:
             f = (self._p1.force(self.material, w) if self._p1 is not None
-                 else internal_force(self.body.basis, self.material, w))
+                 else self._forms.internal_force(self.body.basis, self.material, w))
             self._force = (key, f)
         return self._force[1]
 
@@ -65,7 +69,7 @@ class HyperelasticBody:
                 f, K = self._p1.force_and_tangent(self.material, w)
                 self._force = (key, f)
             else:
-                K = tangent_stiffness(self.body.basis, self.material, w)
+                K = self._forms.tangent_stiffness(self.body.basis, self.material, w)
             self._tangent = (key, K)
         return self._tangent[1]
 
@@ -74,4 +78,4 @@ class HyperelasticBody:
         if self._p1 is not None:
             W = self.material.energy(self._p1.deformation_gradients(w))
             return float(np.sum(W * self._p1.measures))
-        return strain_energy(self.body.basis, self.material, w)
+        return self._forms.strain_energy(self.body.basis, self.material, w)

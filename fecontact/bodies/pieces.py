@@ -18,14 +18,20 @@ from scipy.sparse.csgraph import connected_components
 __all__ = ["node_pieces", "rigid_groups", "group_free_modes", "rigid_motions"]
 
 
-def rigid_motions(X: np.ndarray) -> np.ndarray:
+def rigid_motions(X: np.ndarray, axisymmetric: bool = False) -> np.ndarray:
     """Rigid-body motions of nodes at ``X`` (dim, n), interleaved DOFs: shape (dim*n, 3 or 6).
 
     The ``dim`` translations, then the rotations about the centroid (one in
     2D; about z, x and y in 3D: ``(x, y) -> (-y, x)`` in the planes (0, 1),
-    (1, 2), (2, 0)).
+    (1, 2), (2, 0)).  A body of revolution (``axisymmetric``, nodes in the
+    ``(r, z)`` plane) has one: the translation along the axis, shape (2*n, 1)
+    (a radial motion strains the hoops).
     """
     dim, n = X.shape
+    if axisymmetric:
+        modes = np.zeros((dim * n, 1))
+        modes[1::dim, 0] = 1.0
+        return modes
     Y = X - X.mean(axis=1, keepdims=True)
     planes = [(0, 1)] if dim == 2 else [(0, 1), (1, 2), (2, 0)]
     modes = np.zeros((dim * n, dim + len(planes)))
@@ -104,7 +110,7 @@ def group_free_modes(system, nodes: np.ndarray) -> tuple:
     local = np.full(system.n_dofs, -1)
     local[dofs] = np.arange(dofs.size)
     X = system.reference_coords()[:, nodes]
-    values = rigid_motions(X)                             # (group dofs, n_modes)
+    values = rigid_motions(X, any(b.axisymmetric for b in system.bodies))   # (group dofs, n_modes)
     rows = []
     for bc in system.dirichlet:
         d = local[system.node_dofs(system.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]]

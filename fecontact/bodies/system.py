@@ -25,6 +25,7 @@ from .hyperelastic import Hyperelastic
 from .hyperelastic_body import HyperelasticBody
 from .pieces import group_free_modes, rigid_groups
 from .share import ElementShare, node_parts
+from .support_names import named_coupling_displacements, named_reactions
 from .ties import tie_map
 
 
@@ -227,13 +228,18 @@ class BulkSystem:
         return (self.T.T @ change @ self.T).tocsr()
 
     def _without_translations(self, u: np.ndarray) -> np.ndarray:
-        """``u`` minus each body's mean nodal translation (``K`` annihilates the difference)."""
+        """``u`` minus each body's mean nodal translation (``K`` annihilates the difference).
+
+        A body of revolution keeps its radial mean: only the axial
+        translation is a rigid motion there.
+        """
         d = self.dim
         nodal = u.reshape(-1, d)
         counts = np.diff(self.node_offset)
         body = np.repeat(np.arange(counts.size), counts)
         mean = np.stack([np.bincount(body, weights=nodal[:, c], minlength=counts.size)
                          for c in range(d)], axis=1) / np.maximum(counts, 1)[:, None]
+        mean[[b.axisymmetric for b in self.bodies], 0] = 0.0
         return (nodal - mean[body]).ravel()
 
     def to_reduced(self, u: np.ndarray) -> np.ndarray:
@@ -321,32 +327,20 @@ class BulkSystem:
         Returns
         -------
         dict
-            ``{name: displacement}``; couplings sharing a name report the mean.
+            ``{name: displacement}``; couplings of one body sharing a name report
+            the mean; a name on several bodies is ``body.name`` (:mod:`fecontact.bodies.support_names`).
         """
-        values: dict = {}
-        for cp in self.couplings:
-            dofs = self.node_dofs(self.global_nodes(cp.body, cp.nodes))[:, cp.component]
-            values.setdefault(cp.name, []).append(float(np.mean(u[dofs])))
-        return {name: float(np.mean(v)) for name, v in values.items()}
+        return named_coupling_displacements(self, u)
 
     def reactions(self, residual_full: np.ndarray) -> dict:
-        """Total support reaction (3 components) per Dirichlet condition name.
+        """Total support reaction (3 components) per support name.
 
         With ``residual_full = K u - f - f_contact``, equilibrium ``K u = f +
         f_contact + r`` makes ``residual_full`` at a constrained DOF the force
-        ``r`` the support exerts on the body.
+        ``r`` the support exerts on the body.  A support name on several
+        bodies is reported as ``body.name`` for each (:mod:`fecontact.bodies.support_names`).
         """
-        dofs_by_name: dict = {}
-        for bc in self.dirichlet:
-            dofs = self.node_dofs(self.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
-            dofs_by_name.setdefault(bc.name, set()).update(dofs.ravel().tolist())
-        out = {}
-        for name, dofs in dofs_by_name.items():
-            d = np.fromiter(dofs, dtype=int)
-            vec = np.zeros(3)
-            np.add.at(vec, d % self.dim, residual_full[d])
-            out[name] = vec.tolist()
-        return out
+        return named_reactions(self, residual_full)
 
 
 def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=False,
@@ -401,7 +395,8 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     coupling_columns = free.size + np.arange(len(couplings))
     M = None
     if with_mass:
-        M = sp.block_diag([mass(b.basis, b.element_density()) for b in bodies], format="csr")
+        M = sp.block_diag([mass(b.basis, b.element_density(), b.axisymmetric) for b in bodies],
+                          format="csr")
     return BulkSystem(bodies=bodies, node_offset=node_offset, K=K, T=T, K_hat=K_hat,
                       dirichlet=tuple(dirichlet), couplings=tuple(couplings), loads=tuple(loads),
                       fixed=fixed, coupling_columns=coupling_columns, springs=tuple(springs), M=M,

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.static import SteppingOptions
-from ..bodies.elasticity import Material
+from ..bodies.elasticity import LINEAR_ELASTIC, PLANE_MODELS, Material
 from ..bodies.hyperelastic import HYPERELASTIC
 from ..model import Body, Contact, Model, Tie
 from ..model.model import load_levels
@@ -29,7 +29,7 @@ from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem
 from .bodies import amplitude_of, components_of, mesh_of, where_of
 from .coarse import DEFAULT_COARSENING, NESTED_MIN_UNKNOWNS, coarse_case
-from .contact import friction_law, master_of, surface_of
+from .contact import friction_law, interference_of, master_of, surface_of
 from .schema import CaseError
 
 logger = logging.getLogger(__name__)
@@ -72,12 +72,26 @@ class CaseModel:
 
 
 def _material(table, where: str, source: str) -> Material:
-    """The material of a ``{E, nu, model, density}`` table (keys and ranges: the schema)."""
+    """The material of a ``{E, nu, model, plane, density}`` table (keys and ranges: the schema).
+
+    ``model`` names the material law (``linear_elastic`` by default);
+    ``plane`` the 2D model in the words of the API's ``plane=``.  The older
+    ``model = "plane_strain"`` / ``"plane_stress"`` still mean the linear
+    material in that plane.
+    """
     try:
-        model = table.get("model", "plane_strain")
-        if model in HYPERELASTIC:                    # finite deformation, plane strain in 2D
-            return HYPERELASTIC[model](table["E"], table["nu"], density=table.get("density", 0.0))
-        return Material(table["E"], table["nu"], model, table.get("density", 0.0))
+        model = table.get("model", LINEAR_ELASTIC)
+        plane = table.get("plane")
+        if model in PLANE_MODELS:
+            if plane is not None and plane != model:
+                raise ValueError(f"model = {model!r} and plane = {plane!r} disagree; give plane "
+                                 f"alone")
+            model, plane = LINEAR_ELASTIC, model
+        plane = plane or "plane_strain"
+        if model in HYPERELASTIC:                    # finite deformation
+            return HYPERELASTIC[model](table["E"], table["nu"], density=table.get("density", 0.0),
+                                       plane=plane)
+        return Material(table["E"], table["nu"], plane, table.get("density", 0.0))
     except (TypeError, ValueError) as err:
         raise CaseError(f"{source}: '{where}': {err}") from None
 
@@ -164,6 +178,8 @@ def _contact_of(spec: dict, where: str, bodies: dict, source: str) -> Contact:
     options.update({key: float(spec[key]) for key in ("c_n", "c_t", "augmentation_factor",
                                                       "penalty_factor", "penetration_tolerance")
                     if key in spec})
+    if "interference" in spec:
+        options["interference"] = interference_of(spec["interference"], f"{where}.interference", source)
     try:
         return Contact(slave, master, law, **options)
     except ValueError as err:

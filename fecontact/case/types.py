@@ -30,7 +30,7 @@ from ..analysis.dynamic_records import INITIAL
 from ..analysis.integrators import INTEGRATORS
 from ..analysis.mass import CONTACT_MASS
 from ..bodies.body import ELEMENTS
-from ..bodies.elasticity import PLANE_MODELS
+from ..bodies.elasticity import LINEAR_ELASTIC, PLANE_MODELS
 from ..bodies.hyperelastic import HYPERELASTIC
 from ..contact.obstacles import OBSTACLES, Coordinates
 from ..fields import MAX_COUNT, Count, Fraction, Modulus, NonNegative, Number, Poisson, Positive
@@ -78,9 +78,14 @@ class MaterialTable(Table):
 
     E: Annotated[Modulus, Meta(description="Young's modulus")]
     nu: Annotated[Poisson, Meta(description="Poisson ratio")]
-    model: Annotated[Literal[PLANE_MODELS + tuple(HYPERELASTIC)], Meta(description=(
-        "linear elasticity in 2D: plane_strain (default) or plane_stress; finite deformation "
-        "(total Lagrangian, plane strain in 2D): neo_hookean or saint_venant_kirchhoff"))] | Unset = UNSET
+    model: Annotated[Literal[(LINEAR_ELASTIC,) + tuple(HYPERELASTIC) + PLANE_MODELS[:2]], Meta(description=(
+        "linear_elastic (default); finite deformation (total Lagrangian): neo_hookean or "
+        "saint_venant_kirchhoff; plane_strain and plane_stress are accepted here too, as the "
+        "linear material in that plane"))] | Unset = UNSET
+    plane: Annotated[Literal[PLANE_MODELS], Meta(description=(
+        "the 2D model, as plane= of the API: plane_strain (default), plane_stress (linear "
+        "materials) or axisymmetric (a body of revolution meshed in the (r, z) plane, r = x >= 0; "
+        "forces are totals over the circumference)"))] | Unset = UNSET
     density: Annotated[NonNegative, Meta(description="mass per volume; needed (> 0) by dynamic cases")] | Unset = UNSET
 
 
@@ -274,8 +279,17 @@ class ContactTable(Table):
     two_pass: bool | Unset = UNSET
     enforcement: Literal[ENFORCEMENTS] | Unset = UNSET
     penalty_factor: Positive | Unset = UNSET
-    penetration_tolerance: NonNegative | Unset = UNSET
+    penetration_tolerance: Annotated[NonNegative, Meta(description="initial penetration the model check accepts (default 1e-6 times the bounding-box diagonal); without interference it is removed in the first increment")] | Unset = UNSET
+    interference: Annotated[Union[Literal["shrink"], Amplitude], Meta(description="ramp an initial overlap in: shrink (a = t on [0, 1]) or an amplitude table [[t, a], ...], a in [0, 1] the fraction of the overlap removed; quasi-static only (default: removed in the first increment)")] | Unset = UNSET
     smoothing: Annotated[Literal[SMOOTHINGS], Meta(description="2D node-to-segment master geometry: smoothed curves (hermite), straight segments (none), or curves where the master is not straight (auto, default)")] | Unset = UNSET
+
+
+    def __post_init__(self):
+        if isinstance(self.interference, list):
+            _increasing(self.interference, "@interference")
+            if any(not 0.0 <= a <= 1.0 for _, a in self.interference):
+                raise ValueError(f"@interference values a must lie in [0, 1] (the fraction of the "
+                                 f"initial overlap removed), got {[list(p) for p in self.interference]}")
 
 
 class TieTable(Table):

@@ -20,12 +20,15 @@ import numpy as np
 import skfem
 
 from ..bodies.body import ElasticBody, element_types
-from ..bodies.elasticity import Material, constant_load, pressure_load
+from ..bodies.axisymmetric import axis_nodes
+from ..bodies.elasticity import Material, constant_load, plane_model, pressure_load
 from ..bodies.conditions import Amplitude, Coupling, Dirichlet, Spring
 from ..contact.surface import ContactSurface, contact_surface, transient_mapping
 from .meshes import as_linear_mesh, element_name, facets_where
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
+#: The support a body of revolution gets on its nodes at ``r = 0``: ``u_r = 0``
+AXIS = "axis"
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,10 @@ class Body:
         self.loads: list = []
         self._predicates = 0
         self.initial_velocity = _initial_velocity(name, part, initial_velocity)
+        if part.axisymmetric:
+            on_axis = axis_nodes(part.node_coords, f"body {name!r}")
+            if on_axis.size:
+                self.dirichlet.append(Dirichlet(AXIS, -1, on_axis, (0,), 0.0, None))
 
     def __repr__(self) -> str:
         return (f"Body({self.name!r}, {type(self.part.mesh).__name__} with "
@@ -397,7 +404,7 @@ class Body:
         vec = self._components(value, "a traction")
         with transient_mapping(self.part.mesh):
             label, fb = self._facet_basis(where)
-            vector = constant_load(fb, vec)
+            vector = constant_load(fb, vec, self.part.axisymmetric)
             del fb
         self.loads.append(BodyLoad(f"{self.name}-{label}", vector, amplitude))
         return self
@@ -431,7 +438,7 @@ class Body:
         (p,) = self._components([value], "a pressure", 1)
         with transient_mapping(self.part.mesh):
             label, fb = self._facet_basis(where)
-            vector = pressure_load(fb, p)
+            vector = pressure_load(fb, p, self.part.axisymmetric)
             del fb
         self.loads.append(BodyLoad(f"{self.name}-{label}-pressure", vector, amplitude))
         return self
@@ -450,12 +457,13 @@ class Body:
         Body
         """
         vec = self._components(value, "a body force")
-        self.loads.append(BodyLoad(f"{self.name}-body-force", constant_load(self.part.basis, vec),
+        self.loads.append(BodyLoad(f"{self.name}-body-force", constant_load(self.part.basis, vec,
+                                                                       self.part.axisymmetric),
                                    amplitude))
         return self
 
 
-def LinearElastic(E: float, nu: float, plane: str = "strain", density: float = 0.0) -> Material:
+def LinearElastic(E: float, nu: float, plane: str = "plane_strain", density: float = 0.0) -> Material:
     """An isotropic linear-elastic material.
 
     Parameters
@@ -464,8 +472,14 @@ def LinearElastic(E: float, nu: float, plane: str = "strain", density: float = 0
         Young's modulus, ``> 0``.
     nu : float
         Poisson ratio in ``(-1, 0.5)``.
-    plane : {"strain", "stress"}
-        The 2D model (ignored in 3D).
+    plane : {"plane_strain", "plane_stress", "axisymmetric"}
+        The 2D model (ignored in 3D); the same words as ``plane`` in case
+        files; ``"strain"`` and ``"stress"`` are accepted for the first two.
+        ``"axisymmetric"``: a body of revolution meshed in the ``(r, z)``
+        plane with ``x[0] = r >= 0``: the radial displacement on the axis
+        is held, and forces (reactions, contact forces, loads given as
+        totals) are totals over the full circumference while pressures and
+        stresses are per area (:mod:`fecontact.bodies.axisymmetric`).
     density : float
         Mass per volume, ``>= 0`` (dynamic analyses need it ``> 0``).
 
@@ -476,12 +490,12 @@ def LinearElastic(E: float, nu: float, plane: str = "strain", density: float = 0
     Examples
     --------
     >>> import fecontact as fc
-    >>> fc.LinearElastic(E=210e3, nu=0.3, plane="stress")
+    >>> fc.LinearElastic(E=210e3, nu=0.3, plane="plane_stress")
     Material(E=210000.0, nu=0.3, model='plane_stress', density=0.0)
+    >>> fc.LinearElastic(E=210e3, nu=0.3, plane="axisymmetric").model
+    'axisymmetric'
     """
-    if plane not in ("strain", "stress"):
-        raise ValueError(f"plane must be 'strain' or 'stress', got {plane!r}")
-    return Material(float(E), float(nu), f"plane_{plane}", float(density))
+    return Material(float(E), float(nu), plane_model(plane), float(density))
 
 
 def _initial_velocity(name: str, part, given) -> np.ndarray:

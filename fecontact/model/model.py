@@ -135,6 +135,12 @@ class Model:
             names.add(body.name)
         if len({b.dim for b in self.bodies}) != 1:
             raise ValueError("all bodies must have the same dimension")
+        revolved = [b.name for b in self.bodies if b.part.axisymmetric]
+        if revolved and len(revolved) != len(self.bodies):
+            planar = [b.name for b in self.bodies if not b.part.axisymmetric]
+            raise ValueError(f"bodies {', '.join(map(repr, revolved))} are axisymmetric and "
+                             f"{', '.join(map(repr, planar))} are not: a model is either "
+                             f"axisymmetric or planar")
         ids = {id(b) for b in self.bodies}
         for k, pair in enumerate(self.contacts + self.ties):
             if not isinstance(pair, (Contact, Tie)):
