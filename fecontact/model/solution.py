@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.contact_results import pair_results, slave_forces
+from ..bodies.support_names import find_name, support_reactions
 from ..io.output import point_data, to_meshio, write_pvd, write_vtu
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
@@ -118,11 +119,20 @@ class Solution:
         Parameters
         ----------
         name : str
-            The support's name (the boundary name of :meth:`Body.fix` by default).
+            The support's name (the boundary name of :meth:`Body.fix` by
+            default), or ``"<body>.<support>"``: a name used by supports of
+            several bodies (two meshes that both have a group ``flat``)
+            must be qualified by the body.
 
         Returns
         -------
         ndarray, shape (dim,)
+
+        Raises
+        ------
+        KeyError
+            One line: no support of that name, or a name on several bodies
+            (naming them and the qualified names to use).
 
         Examples
         --------
@@ -138,11 +148,9 @@ class Solution:
         """
         sysm = self.problem.system
         state = self.state
-        reactions = sysm.reactions(self.problem.full_residual(state.u, state.multiplier, state.t,
-                                                              state))
-        if name not in reactions:
-            raise KeyError(f"no support {name!r}; supports: {', '.join(reactions) or '(none)'}")
-        return np.asarray(reactions[name][:sysm.dim])
+        reactions = support_reactions(sysm, self.problem.full_residual(state.u, state.multiplier,
+                                                                       state.t, state))
+        return reactions[find_name(name, reactions)][:sysm.dim].copy()
 
     @property
     def pairs(self) -> tuple:
