@@ -21,6 +21,24 @@ and ``f_i . n_i / A_i`` (``n_i`` the contact normal) for mortar, whose dual
 multiplier is large at a node only partly covered by the master.  ``F_P`` is the force the master puts on the slave body; by
 equilibrium it balances the support reactions and loads of a body held by
 that contact alone.
+
+*Axisymmetric pairs* (a slave surface of a body of revolution, ``x = (r,
+z)``).  The nodal areas are the revolved ``A_i = int 2 pi r N_i ds``
+(:mod:`fecontact.contact.surface`), so the nodal forces ``f_i`` are totals
+over the full circumference, as the reactions are (and as Abaqus reports
+them).  Reported:
+
+- ``force``: ``(F_r, F_z) = sum_i f_i``.  ``F_z`` is the axial resultant
+  of the ring, the force the master puts on the slave body along the axis.
+  ``F_r = 2 pi int r t_r ds`` is the *total radial force* (the sum of the
+  radial forces around the circumference, Abaqus' RF1 convention; e.g. the
+  pressure of a press fit times its area), not a vector resultant: the
+  radial forces of a full ring cancel.
+- ``moment``: zero.  A body of revolution loaded axisymmetrically has no
+  resultant moment; ``sum x_i x f_i`` in the ``(r, z)`` plane is not one.
+- ``area``: the revolved contact area ``sum_i A_i = 2 pi int r ds`` of the
+  closed nodes.
+- ``max_pressure``: the largest normal traction (per area, as in 2D and 3D).
 """
 
 from __future__ import annotations
@@ -44,12 +62,15 @@ class PairResult:
     name : str
         The pair's name.
     force : ndarray, shape (dim,)
-        Resultant contact force on the slave surface, ``sum_i A_i t_i``.
+        Resultant contact force on the slave surface, ``sum_i A_i t_i``
+        (axisymmetric: the total radial and the axial force over the
+        circumference, module docstring).
     moment : ndarray, shape (3,)
         Its moment about the origin, ``sum_i x_i x A_i t_i`` (in 2D only the
-        z-component is non-zero).
+        z-component is non-zero; zero on axisymmetric pairs).
     area : float
-        Contact area of the closed nodes (contact length per unit thickness in 2D).
+        Contact area of the closed nodes (contact length per unit thickness
+        in 2D, the revolved area ``2 pi int r ds`` on axisymmetric pairs).
     max_pressure : float
         Largest normal traction ``lam_n``.
     open, stick, slip : int
@@ -144,8 +165,9 @@ def pair_results(problem: ContactProblem, state: StepState) -> tuple:
         f3[:, :problem.dim] = f
         counts = status_counts(state.status[s])
         in_contact = closed(state.status[s])
+        moment = np.zeros(3) if pair.slave.axisymmetric else np.cross(pos3, f3).sum(axis=0)
         out.append(PairResult(
-            name=pair.name, force=f.sum(axis=0), moment=np.cross(pos3, f3).sum(axis=0),
+            name=pair.name, force=f.sum(axis=0), moment=moment,
             area=float(problem.area[s][in_contact].sum()),
             max_pressure=float(np.max(pressure[s], initial=0.0)),
             open=counts.open, stick=counts.stick, slip=counts.slip))

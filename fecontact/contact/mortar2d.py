@@ -44,6 +44,26 @@ overlapping pairs.  A slave node whose support overlaps no master segment
 the free end of the master) is open (:meth:`MortarRows.finish`): a slave
 surface longer than the master carries no load beyond the master's ends.
 
+*Axisymmetric bodies* (``x[0] = r``, :attr:`fecontact.contact.surface.ContactSurface.axisymmetric`).
+Every integral carries the circumference ``2 pi r`` of the reference
+slave surface, ``r`` linear along each slave segment:
+
+.. math::
+
+    \tilde g_j = \int_{\Gamma_s} \Phi_j\, g\; 2\pi r \, d\Gamma,
+
+and likewise the slips and ``A_j = int 2 pi r N_j``.  The dual functions
+are biorthogonal with respect to that measure on each slave segment
+(:func:`revolved_dual`): ``Phi_j = sum_k A_jk N_k`` with ``A = D M^{-1}``,
+``M_ik = int N_i N_k r ds``, ``D = diag(int N_i r ds)``, so that ``int Phi_j
+N_k 2 pi r = delta_jk A_k``: the force on slave node ``k`` is again ``A_k
+lam_k`` (a total over the circumference) and ``lam`` the pressure.  They
+still sum to one (``1^T A = 1^T``), so a uniform pressure is transmitted
+exactly.  The integrand is then cubic in ``eta`` and the two Gauss points
+still integrate it exactly.  ``r`` is the reference radius (the measure of
+the small-strain bulk and of the total Lagrangian one), so it adds no
+derivatives.
+
 Each row's gradient and Hessian are held over the unknowns the row depends
 on (the nodes of its slave segments and of the master segments they
 overlap, :class:`MortarRows`), and the contributions are evaluated in
@@ -120,8 +140,39 @@ def _overlap(s1, s2, a, t):
     return np.maximum(0.0, np.minimum(ea, eb)), np.minimum(1.0, np.maximum(ea, eb))
 
 
+def revolved_dual(radius: np.ndarray) -> np.ndarray:
+    r"""Coefficients of the dual functions biorthogonal under ``r ds`` on segments, shape (p, 2, 2).
+
+    ``Phi_j = sum_k A_jk N_k`` with ``A = D M^{-1}``: on a segment of length
+    ``L`` with end radii ``r_1``, ``r_2`` (``r`` linear),
+
+    .. math::
+
+        M = \frac{L}{12}\begin{pmatrix} 3 r_1 + r_2 & r_1 + r_2 \\ r_1 + r_2 & r_1 + 3 r_2 \end{pmatrix},
+        \qquad D = \frac{L}{6}\,\mathrm{diag}(2 r_1 + r_2,\ r_1 + 2 r_2)
+
+    (``L`` cancels).  Equal radii give the plane duals ``[[2, -1], [-1, 2]]``
+    (``Phi_j = 3 N_j - 1``).  A segment on the axis (``r_1 = r_2 = 0``, a
+    surface of zero area) keeps the plane duals.
+
+    Parameters
+    ----------
+    radius : ndarray, shape (p, 2)
+        Reference radii ``r_1``, ``r_2`` of the segment ends.
+    """
+    r1, r2 = radius[:, 0], radius[:, 1]
+    d1, d2 = 2.0 * r1 + r2, r1 + 2.0 * r2                    # 6/L diag(D)
+    m11, m12, m22 = 3.0 * r1 + r2, r1 + r2, r1 + 3.0 * r2      # 12/L M
+    on_axis = ~(r1 + r2 > 0.0)
+    det = np.where(on_axis, 1.0, m11 * m22 - m12 * m12)        # 2 (r1^2 + 4 r1 r2 + r2^2)
+    # A = D M^{-1} = 2 diag(d) adj(M) / det
+    A = 2.0 * np.stack([np.stack([d1 * m22, -d1 * m12], -1),
+                        np.stack([-d2 * m12, d2 * m11], -1)], -2) / det[:, None, None]
+    return np.where(on_axis[:, None, None], np.array([[2.0, -1.0], [-1.0, 2.0]]), A)
+
+
 def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, first: np.ndarray,
-                   length: np.ndarray):
+                   length: np.ndarray, radius: np.ndarray | None = None):
     """Weighted gap and slip contributions of overlapping segment pairs.
 
     Parameters
@@ -138,6 +189,9 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
         Reference length of the slave segment: the integrals are over the
         reference slave surface, as the lumped areas and the applied loads
         of the small-strain bulk.
+    radius : ndarray, shape (p, 2), optional
+        Axisymmetric bodies: reference radii of ``s1`` and ``s2``; the
+        integrals then carry ``2 pi r`` and the duals are :func:`revolved_dual`.
 
     Returns
     -------
@@ -167,12 +221,18 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
     span = hi - lo
     gap = slip = None
     weight = np.zeros(x_s1.shape[0])
+    if radius is not None:
+        own = np.where(first[:, None], revolved_dual(radius)[:, 0], revolved_dual(radius)[:, 1])
     for g in GAUSS:
         eta = lo + span * g
         shape = _where(first, 1.0 - eta, eta)
         dx = span * length * 0.5
-        # the dual function of the node on this segment, int dual_j N_k = delta_jk int N_k
-        w = (3.0 * shape - 1.0) * dx
+        if radius is None:
+            # the dual function of the node on this segment, int dual_j N_k = delta_jk int N_k
+            w = (3.0 * shape - 1.0) * dx
+        else:
+            dx = dx * ((1.0 - eta) * (2.0 * np.pi * radius[:, 0]) + eta * (2.0 * np.pi * radius[:, 1]))
+            w = ((1.0 - eta) * own[:, 0] + eta * own[:, 1]) * dx
         xs = [s1[i] + eta * e[i] for i in range(2)]
         xi = xi0 + eta * dxi
         xs0 = [x_s10[:, i] + eta * (x_s20[:, i] - x_s10[:, i]) for i in range(2)]
@@ -188,7 +248,8 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
 
 
 def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_b,
-                        x_master_a0, x_master_b0, area, length, tangent0=None, master_nodes=None):
+                        x_master_a0, x_master_b0, area, length, tangent0=None, master_nodes=None,
+                        radius=None):
     """Mortar kinematics of every slave node of one surface pair.
 
     Parameters
@@ -210,6 +271,10 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
         that a node shared by two segments is one unknown of the rows; if
         omitted, the end ``a`` of segment ``f`` is node ``2 f`` and ``b`` is
         ``2 f + 1``.
+    radius : ndarray, shape (m,), optional
+        Axisymmetric bodies: reference radii of the slave nodes (module
+        docstring); ``area`` then holds ``int 2 pi r N_j``, and the node
+        sizes of uncovered rows are the plain lumped lengths.
 
     Returns
     -------
@@ -247,11 +312,21 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
         s1, s2, fc = i1[e2[c]], i2[e2[c]], f2[c]
         gap, slip, weight, normal = pair_integrals(
             x_slave[s1], x_slave[s2], x_master_a[fc], x_master_b[fc], x_slave0[s1], x_slave0[s2],
-            x_master_a0[fc], x_master_b0[fc], tangent0[row[c], 0, :], first[c], length[e2[c]])
+            x_master_a0[fc], x_master_b0[fc], tangent0[row[c], 0, :], first[c], length[e2[c]],
+            None if radius is None else np.column_stack([radius[s1], radius[s2]]))
         rows.add(c, gap, [slip], weight, normal)
+    size = None if radius is None else segment_lengths(slave_segments, length, m)
     local, slots = rows.finish(area, proj.distance, nts.normal, nts.tangent,
-                               lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :])
+                               lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :], size)
     return local, slots, f
+
+
+def segment_lengths(segments: np.ndarray, length: np.ndarray, m: int) -> np.ndarray:
+    """Lumped nodal lengths ``int N_j ds`` (half of each adjacent segment), shape (m,).
+
+    ``segments`` (2, n_e) are rows ``0..m-1``, ``length`` (n_e,) their lengths.
+    """
+    return np.bincount(segments.ravel(), weights=np.tile(0.5 * length, 2), minlength=m)
 
 
 class MortarRows:
@@ -343,7 +418,7 @@ class MortarRows:
             self.h_slip[touched, a] += summed(s_a.hess, flat2, (k, k))
 
     def finish(self, area: np.ndarray, distance: np.ndarray, fallback_normal: np.ndarray,
-               fallback_tangent: np.ndarray, tangent_of):
+               fallback_tangent: np.ndarray, tangent_of, size: np.ndarray | None = None):
         """The rows' kinematics, scaled by the lumped areas, and their local index sets.
 
         A row covered by a vanishing part of its support (a slave segment
@@ -363,6 +438,9 @@ class MortarRows:
         fallback_tangent : ndarray, shape (m, q, d)
         tangent_of : callable
             Tangent basis, shape (m, q, d), of unit normals (m, d).
+        size : ndarray, shape (m,), optional
+            Node sizes ``h`` where they are not ``A_j`` (2D) or ``sqrt(A_j)``
+            (3D): the lumped lengths of axisymmetric surfaces.
 
         Returns
         -------
@@ -372,7 +450,8 @@ class MortarRows:
         """
         covered = self.weight > THIN * area
         scale = np.where(covered, 1.0 / area, 0.0)
-        size = area if self.d == 2 else np.sqrt(area)
+        if size is None:
+            size = area if self.d == 2 else np.sqrt(area)
         gap = np.where(covered, self.gap * scale, np.maximum(distance, size))
         self.d_gap *= scale[:, None]
         self.d_slip *= scale[:, None, None]

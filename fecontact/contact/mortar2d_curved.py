@@ -67,6 +67,12 @@ with 3, round-off with 4; ``tests/test_mortar_curved.py``).  On straight
 chains ``u = xi``, ``v = 0``: the curves are the segments and the rows are
 those of :mod:`fecontact.contact.mortar2d` to round-off.
 
+On axisymmetric bodies (``x[0] = r``) the measure is ``2 pi r L^0_e d eta``
+with ``r`` linear along the reference chord and the duals biorthogonal
+under it (:func:`fecontact.contact.mortar2d.revolved_dual`), as in the
+straight mortar: the nodal areas ``A_j = int 2 pi r N_j`` of the chords
+stay the force weights.
+
 Exact gradients and Hessians come from :class:`fecontact.contact.jet.Jet`:
 the overlap ends and the projection parameters are jets from two Newton
 steps started at their converged values (each step doubles the order to
@@ -80,7 +86,7 @@ from scipy.spatial import cKDTree
 
 from .jet import Jet, dot
 from .kinematics2d import node_to_segment
-from .mortar2d import MortarRows
+from .mortar2d import MortarRows, revolved_dual, segment_lengths
 from .mortar_facets import slot_dofs
 from .search import closest_segments
 from .smoothing import end_tangents, master_chain, select_rows
@@ -260,7 +266,7 @@ def segment_curves(v: list, coef: np.ndarray) -> tuple:
             (a, [b[0] - a[0], b[1] - a[1]], coef[:, 4:8]))
 
 
-def curved_pair_integrals(coords, coords0, coef, tangent0, first, length):
+def curved_pair_integrals(coords, coords0, coef, tangent0, first, length, radius=None):
     """Weighted gap and slip contributions of (slave node, slave segment, master segment) triples.
 
     Parameters
@@ -275,6 +281,8 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length):
         Whether that node is ``s1`` (``N = 1 - eta``) or ``s2`` (``N = eta``).
     length : ndarray, shape (p,)
         Reference chord length of the slave segment.
+    radius : ndarray, shape (p, 2), optional
+        Axisymmetric bodies: reference radii of ``s1`` and ``s2`` (module docstring).
 
     Returns
     -------
@@ -298,6 +306,9 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length):
     # every Gauss point of every contribution in one batch: rows q * p + c
     points, weights = _gauss()
     copies = points.size
+    if radius is not None:
+        own = np.where(first[:, None], revolved_dual(radius)[:, 0], revolved_dual(radius)[:, 1])
+        radius, own = np.concatenate([radius] * copies), np.concatenate([own] * copies)
     coords, coords0, coef, tangent0, first, length = (np.concatenate([a] * copies) for a in (
         coords, coords0, coef, tangent0, first, length))
     lo, span = _tile(lo, copies), _tile(span, copies)
@@ -320,7 +331,11 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length):
     n = [d1[1] / speed, -1.0 * d1[0] / speed]
     shape = select_rows(first, 1.0 - eta, eta)
     dx = span * (length * wq)
-    w = (3.0 * shape - 1.0) * dx
+    if radius is None:
+        w = (3.0 * shape - 1.0) * dx
+    else:
+        dx = dx * ((1.0 - eta) * (2.0 * np.pi * radius[:, 0]) + eta * (2.0 * np.pi * radius[:, 1]))
+        w = ((1.0 - eta) * own[:, 0] + eta * own[:, 1]) * dx
     xs0, xm0 = frame_curve(eta, *slave0), frame_curve(xi, *master0)
     rel = [(xs[i] - xs0[i]) - (xm[i] - xm0[i]) for i in range(2)]
     gap = w * dot(n, [xs[0] - xm[0], xs[1] - xm[1]])
@@ -434,12 +449,15 @@ def curved_mortar(pair, system, xs, xs0, x, x0, tangent0=None) -> tuple:
     coef = np.hstack([coef_s[e2], coef_m[f2]])
     X_ref = system.bodies[slave.body].node_coords[:, slave.facets]             # (2, 2, n_e)
     length = np.linalg.norm(X_ref[:, 1] - X_ref[:, 0], axis=0)
+    radius = X_ref[0].T[e2] if slave.axisymmetric else None                    # (p, 2)
     rows = MortarRows(m, row, np.column_stack([i1[e2], i2[e2], m + ia[f2], m + ib[f2]]), 2, 1)
     for start in range(0, row.size, CHUNK):
         c = slice(start, start + CHUNK)
         gap, slip, weight, normal = curved_pair_integrals(
-            coords[c], coords0[c], coef[c], tangent0[row[c], 0, :], first[c], length[e2[c]])
+            coords[c], coords0[c], coef[c], tangent0[row[c], 0, :], first[c], length[e2[c]],
+            None if radius is None else radius[c])
         rows.add(c, gap, [slip], weight, normal)
+    size = segment_lengths(np.array([i1, i2]), length, m) if slave.axisymmetric else None
     local, slots = rows.finish(slave.area, proj.distance, nts.normal, nts.tangent,
-                               lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :])
+                               lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :], size)
     return local, slot_dofs(system, slave, nodes, slots), f

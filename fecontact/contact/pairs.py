@@ -186,8 +186,7 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
         if pair.slave.facets.shape[1] == 0:             # no facet left: every row open
             kin = _node_kinematics(replace(named, formulation="node_to_segment"), system, x, x0, t,
                                    t0, tangent0, reference, facet0, clamped)
-            size = pair.slave.scale if x.shape[0] == 2 else np.sqrt(pair.slave.scale)
-            return leave_out(kin, np.ones(clamped.size, dtype=bool), size)
+            return leave_out(kin, np.ones(clamped.size, dtype=bool), pair.slave.size)
     slave = system.global_nodes(pair.slave.body, pair.slave.nodes)
     xs, xs0 = x[:, slave].T, x0[:, slave].T
     slave_dofs = system.node_dofs(slave)
@@ -218,7 +217,7 @@ def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangen
         past = past_free_end_2d(proj.xi, proj.segment, *free_ends_2d(master.facets))
         if tangent0 is None and facet0 is None:
             _warn_past_free_ends(named, system, int(past.sum()))
-        local = open_rows(local, past, np.maximum(proj.distance, pair.slave.area))
+        local = open_rows(local, past, np.maximum(proj.distance, pair.slave.size))
         dofs = np.where(np.repeat(nodes, dim, axis=1) >= 0, system.node_dofs(nodes.ravel()).reshape(len(nodes), -1), -1)
         return PairKinematics(local, np.hstack([slave_dofs, dofs]), proj.segment)
     if not isinstance(master, Obstacle):
@@ -241,9 +240,10 @@ def _mortar_kinematics(pair: ContactPair, system: BulkSystem, xs, xs0, x, x0,
     X = system.bodies[slave.body].node_coords[:, slave.facets]              # (2, 2, n_e)
     length = np.linalg.norm(X[:, 1] - X[:, 0], axis=0)
     nodes, ids = np.unique(np.column_stack([ga, gb]), return_inverse=True)
+    radius = system.bodies[slave.body].node_coords[0, slave.nodes] if slave.axisymmetric else None
     local, slots, segment = weighted_kinematics(
         xs, xs0, rows, x[:, ga].T, x[:, gb].T, x0[:, ga].T, x0[:, gb].T, slave.area, length,
-        tangent0, ids.reshape(-1, 2))
+        tangent0, ids.reshape(-1, 2), radius)
     # master point m + i is the master node nodes[i]
     return PairKinematics(local, slot_dofs(system, slave, nodes, slots),
                           segment)

@@ -52,6 +52,23 @@ integrals is the surface without the facets that touch a clamped node
 (:func:`mortar_surface`): the neighbours' dual functions then span only the
 facets left, and the pair builds the constraints of a slave surface that
 stops before the node.
+
+*Axisymmetric bodies.*  On a body of revolution meshed in the ``(r, z)``
+plane (:attr:`fecontact.bodies.body.ElasticBody.axisymmetric`, ``x[0] = r``)
+every surface integral carries the circumference ``2 pi r`` of the
+reference configuration: the nodal area is
+
+.. math::
+
+    A_j = \int_\Gamma 2\pi r\, N_j \,\mathrm{d}s,
+
+the area of the revolved surface that node ``j`` carries, so the nodal
+force ``A_j lam_j`` is the total over the full circumference and the
+multiplier ``lam_j`` stays the pressure.  The node's *size* (the length
+the automatic augmentation ``E*/h`` and the open gaps of uncovered nodes
+need) is then its plain lumped length ``int N_j ds``
+(:attr:`ContactSurface.length`, :attr:`ContactSurface.size`); on a node at
+the axis ``A_j`` is of order ``h^2`` and no size.
 """
 
 from __future__ import annotations
@@ -115,6 +132,13 @@ class ContactSurface:
         ``area`` where it is positive; on midside nodes of quadratic 3D
         facets one third of the linear pieces that touch them.  ``None``:
         ``area``.
+    axisymmetric : bool
+        The surface of a body of revolution (``x[0] = r``): :attr:`area` is
+        ``int 2 pi r N_j ds`` and the mortar integrals carry ``2 pi r``
+        (module docstring).
+    length : ndarray, shape (n,), or None
+        Axisymmetric surfaces: the plain nodal lengths ``int_Gamma N_j ds``
+        (:attr:`size`).  ``None`` otherwise.
     """
 
     body: int
@@ -125,11 +149,21 @@ class ContactSurface:
     multiplier_map: sp.csr_matrix | None = None
     interpolation: sp.csr_matrix | None = None
     row_scale: np.ndarray | None = None
+    axisymmetric: bool = False
+    length: np.ndarray | None = None
 
     @property
     def scale(self) -> np.ndarray:
         """Row scale of every node: :attr:`row_scale`, or :attr:`area`."""
         return self.area if self.row_scale is None else self.row_scale
+
+    @property
+    def size(self) -> np.ndarray:
+        """Size ``h`` of every node, shape (n,): its lumped length in 2D (:attr:`length` on
+        axisymmetric surfaces, else :attr:`scale`), the square root of :attr:`scale` in 3D."""
+        if self.length is not None:
+            return self.length
+        return self.scale if self.dim == 2 else np.sqrt(self.scale)
 
     @property
     def dim(self) -> int:
@@ -202,9 +236,14 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
     scalar = cell.element()
     with transient_mapping(body.mesh):
         fb = skfem.FacetBasis(body.mesh, scalar, facets=facets)
-        area_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)
+        length_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)
+        if body.axisymmetric:
+            area_all = skfem.LinearForm(lambda v, w: 2.0 * np.pi * w.x[0] * v).assemble(fb)
         del fb
-    return ContactSurface(body_index, boundary, nodes, verts, area_all[nodes])
+    if not body.axisymmetric:
+        return ContactSurface(body_index, boundary, nodes, verts, length_all[nodes])
+    return ContactSurface(body_index, boundary, nodes, verts, area_all[nodes], axisymmetric=True,
+                          length=length_all[nodes])
 
 
 @contextmanager
@@ -265,19 +304,24 @@ def warn_clamped(pair, system: BulkSystem, clamped: np.ndarray) -> None:
     logger.warning(clamped_message(pair.name, pair.slave, system, clamped))
 
 
-def node_integrals(coords: np.ndarray, facets: np.ndarray) -> np.ndarray:
+def node_integrals(coords: np.ndarray, facets: np.ndarray, axisymmetric: bool = False) -> np.ndarray:
     """``int_f N_j dA`` of every node ``j`` of every linear facet ``f``, shape (v, n_facets).
 
     Segments: half the length; triangles: a third of the area; bilinear
-    quadrilaterals: 2 x 2 Gauss points (exact on flat ones).
+    quadrilaterals: 2 x 2 Gauss points (exact on flat ones).  Axisymmetric
+    segments (``x[0] = r``): the revolved area ``int_f 2 pi r N_j ds =
+    2 pi L (2 r_j + r_k) / 6`` (:func:`revolved_node_integrals`).
 
     Parameters
     ----------
     coords : ndarray, shape (d, n_nodes)
         Node coordinates of the body.
     facets : ndarray of int, shape (v, n_facets)
+    axisymmetric : bool
     """
     v = facets.shape[0]
+    if axisymmetric:
+        return revolved_node_integrals(coords, facets)
     if v < 4:
         return np.tile(_piece_measure(coords, facets) / v, (v, 1))
     x = coords[:, facets]                                                   # (3, 4, n_f)
@@ -289,6 +333,24 @@ def node_integrals(coords: np.ndarray, facets: np.ndarray) -> np.ndarray:
             db = (1 - a) * (x[:, 3] - x[:, 0]) + a * (x[:, 2] - x[:, 1])
             out += 0.25 * N[:, None] * np.linalg.norm(np.cross(da, db, axis=0), axis=0)
     return out
+
+
+def revolved_node_integrals(coords: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    r"""``int_f 2 pi r N_j ds`` of both nodes of every segment ``f`` of the ``(r, z)`` plane, shape (2, n).
+
+    With ``r`` linear along the segment of length ``L`` and end radii
+    ``r_1``, ``r_2``: ``2 pi L (2 r_1 + r_2) / 6`` and ``2 pi L (r_1 + 2 r_2) / 6``;
+    their sum is the area ``pi L (r_1 + r_2)`` of the revolved frustum.
+
+    Parameters
+    ----------
+    coords : ndarray, shape (2, n_nodes)
+        Node coordinates ``(r, z)``.
+    segments : ndarray of int, shape (2, n)
+    """
+    r = coords[0, segments]                                             # (2, n)
+    length = _piece_measure(coords, segments)
+    return (np.pi / 3.0) * length * np.array([2.0 * r[0] + r[1], r[0] + 2.0 * r[1]])
 
 
 def mortar_surface(surface: ContactSurface, clamped: np.ndarray, coords: np.ndarray) -> ContactSurface:
@@ -320,8 +382,14 @@ def mortar_surface(surface: ContactSurface, clamped: np.ndarray, coords: np.ndar
         return surface
     rows = np.searchsorted(surface.nodes, surface.facets)                 # (v, n_facets)
     removed = clamped[rows].any(axis=0)
-    lost = np.bincount(rows[:, removed].ravel(), minlength=surface.nodes.size,
-                       weights=node_integrals(coords, surface.facets[:, removed]).ravel())
     kept = np.bincount(rows[:, ~removed].ravel(), minlength=surface.nodes.size) > 0
+
+    def left(nodal, axisymmetric):
+        lost = np.bincount(rows[:, removed].ravel(), minlength=surface.nodes.size,
+                           weights=node_integrals(coords, surface.facets[:, removed],
+                                                  axisymmetric).ravel())
+        return np.where(kept, nodal - lost, nodal)
+
+    length = None if surface.length is None else left(surface.length, False)
     return replace(surface, facets=surface.facets[:, ~removed],
-                   area=np.where(kept, surface.area - lost, surface.area))
+                   area=left(surface.area, surface.axisymmetric), length=length)

@@ -55,6 +55,13 @@ covered above that (on curved interfaces meshed differently the rim nodes
 are covered up to ``O(h/R)``) are normalised to sum to one, ``W_j = M_j /
 sum_k M_jk``, which is ``D_jj^{-1} M_j`` for fully covered nodes.
 
+**Axisymmetric bodies** (``x[0] = r``, a slave surface with
+:attr:`~fecontact.contact.surface.ContactSurface.axisymmetric`).  Every
+integral carries ``2 pi r`` of the slave surface: ``M_e``, ``D_e`` and the
+pieces' weights, so the duals are biorthogonal under ``r ds`` (the 3-point
+rule stays exact: the integrands are cubic).  The rows of ``W`` still sum
+to one.
+
 A tied slave surface must not also be the slave of a contact pair: its DOFs
 are no unknowns of their own.  Bodies of quadratic element kinds
 (:attr:`fecontact.mesh.elements.ElementKind.quadratic`) are not supported yet.
@@ -121,7 +128,7 @@ def facet_shapes(nv: int, ref: np.ndarray) -> tuple:
     return N, dN
 
 
-def dual_coefficients(X: np.ndarray) -> tuple:
+def dual_coefficients(X: np.ndarray, axisymmetric: bool = False) -> tuple:
     r"""Facet mass matrices and the dual-basis coefficients of linear facets.
 
     ``M_e = int_e phi_i phi_l``, ``D_e = diag(int_e phi_i)`` and ``A_e = D_e
@@ -133,6 +140,8 @@ def dual_coefficients(X: np.ndarray) -> tuple:
     X : ndarray, shape (n_e, nv, d)
         Vertex coordinates of the facets (segments in 2D, triangles or
         quadrilaterals in 3D).
+    axisymmetric : bool
+        Segments of the ``(r, z)`` plane: the integrals carry ``2 pi r``.
 
     Returns
     -------
@@ -151,6 +160,8 @@ def dual_coefficients(X: np.ndarray) -> tuple:
     J = np.einsum("gar,ead->egdr", dN, X)
     measure = (np.linalg.norm(J[..., 0], axis=-1) if J.shape[-1] == 1
                else np.linalg.norm(np.cross(J[..., 0], J[..., 1]), axis=-1))
+    if axisymmetric:
+        measure = measure * 2.0 * np.pi * np.einsum("ga,ea->eg", N, X[..., 0])
     mass = np.einsum("eg,g,ga,gb->eab", measure, w, N, N)
     D = mass.sum(axis=2)[:, :, None] * np.eye(nv)                      # diag(int_e phi_i)
     return mass, np.swapaxes(np.linalg.solve(mass, D), 1, 2)
@@ -313,9 +324,11 @@ def tie_constraint(slave: ContactSurface, master: ContactSurface, bodies, name: 
         raise ValueError(f"tie {name!r}: slave and master surfaces share nodes")
     xs, xm = body_s.node_coords.T, body_m.node_coords.T
     Xs, Xm = xs[Fs], xm[Fm]
-    mass, A = dual_coefficients(Xs)
+    mass, A = dual_coefficients(Xs, slave.axisymmetric)
     if slave.dim == 2:
         e, f, Ns, Nm, w = _pieces_2d(Xs, Xm)
+        if slave.axisymmetric:
+            w = w * 2.0 * np.pi * np.einsum("qa,qa->q", Ns, Xs[e, :, 0])
     else:
         Ts, ps, ls = _triangles(Xs)
         Tm, pm, lm = _triangles(Xm)

@@ -183,7 +183,7 @@ class Contact:
             if master.amplitude is None:
                 master = replace(master, amplitude=default_amplitude)
             master_body = None
-        auto = automatic_augmentation(system, slave.body, slave.scale, self.augmentation_factor,
+        auto = automatic_augmentation(system, slave.body, slave.size, self.augmentation_factor,
                                       master_body)
         c_n = np.full_like(auto, float(self.c_n)) if self.c_n is not None else auto
         c_t = np.full_like(auto, float(self.c_t)) if self.c_t is not None else c_n.copy()
@@ -191,13 +191,13 @@ class Contact:
         def penalty(surface):
             if self.enforcement != "penalty":
                 return None
-            return automatic_augmentation(system, surface.body, surface.scale, self.penalty_factor)
+            return automatic_augmentation(system, surface.body, surface.size, self.penalty_factor)
 
         out = [ContactPair(name=name, slave=slave, master=master, friction=self.friction, c_n=c_n,
                            c_t=c_t, formulation=self.method, penalty=penalty(slave),
                            smoothing=self.smoothing)]
         if self.two_pass:
-            back = automatic_augmentation(system, master.body, master.scale,
+            back = automatic_augmentation(system, master.body, master.size,
                                           self.augmentation_factor, slave.body)
             out.append(ContactPair(name=f"{name}-reverse", slave=master, master=slave,
                                    friction=self.friction, c_n=back, c_t=back.copy(),

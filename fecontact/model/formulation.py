@@ -108,7 +108,7 @@ def matching_nodes(slave, master) -> float:
     """
     xs = slave.body.part.node_coords[:, slave.surface.nodes].T             # (m, d)
     xm = master.body.part.node_coords[:, master.surface.nodes].T
-    size = slave.surface.area if xs.shape[1] == 2 else np.sqrt(slave.surface.area)
+    size = _node_size(slave.surface)
     if xs.shape[0] == 0 or xm.shape[0] == 0 or not np.any(size > 0):
         return 0.0
     _, nearest = cKDTree(xm).query(xs)
@@ -121,6 +121,14 @@ def matching_nodes(slave, master) -> float:
     offset -= np.einsum("md,md->m", offset, axis)[:, None] * axis
     near = np.linalg.norm(offset, axis=1) < MATCHING_OFFSET * size
     return float(np.mean(near[size > 0]))
+
+
+def _node_size(surface) -> np.ndarray:
+    """Lumped length (2D; :attr:`~fecontact.contact.surface.ContactSurface.length` on axisymmetric
+    surfaces, whose areas carry ``2 pi r``) or square root of the nodal area (3D) of every node."""
+    if surface.length is not None:
+        return surface.length
+    return surface.area if surface.dim == 2 else np.sqrt(surface.area)
 
 
 #: Share of the slave nodes beyond the master above which mortar is not chosen (any one node)
@@ -152,8 +160,7 @@ def slave_beyond_master(slave, master) -> float:
     n_m = nodal_normals(master)[nearest]
     offset = xs - xm[nearest]
     offset -= np.einsum("md,md->m", offset, n_m)[:, None] * n_m
-    area = master.surface.area[nearest]
-    size = area if xs.shape[1] == 2 else np.sqrt(area)
+    size = _node_size(master.surface)[nearest]
     return float(np.mean(np.linalg.norm(offset, axis=1) > 1.5 * size))
 
 

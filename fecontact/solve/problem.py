@@ -100,20 +100,23 @@ class Evaluation:
         return sp.bmat([[self.J11, self.J12], [self.J21, self.J22]], format="csc")
 
 
-def automatic_augmentation(system: BulkSystem, slave_body: int, area: np.ndarray,
+def automatic_augmentation(system: BulkSystem, slave_body: int, size: np.ndarray,
                            factor: float = 1.0, master_body: int | None = None) -> np.ndarray:
-    r"""Augmentation ``c = factor * E* / h`` per slave node, ``h`` its lumped length/area.
+    r"""Augmentation ``c = factor * E* / h`` per slave node, ``h = size`` its size.
 
     ``E*`` is the contact modulus of the pair: the slave material's ``E'``
     against a rigid obstacle, and the harmonic combination
     ``1/E* = 1/E'_slave + 1/E'_master`` against a deformable master body
     (the two bodies' compliances over the node's length ``h`` act in series,
-    so the softer body governs the contact stiffness).  In 3D
-    ``h = sqrt(A)``.  The value changes only Newton's path (active-set
-    prediction), never the converged solution.
+    so the softer body governs the contact stiffness).  The size is the
+    node's lumped length in 2D (also on axisymmetric surfaces, whose nodal
+    areas carry ``2 pi r``), the square root of its area in 3D
+    (:attr:`fecontact.contact.surface.ContactSurface.size`).  The value
+    changes only Newton's path (active-set prediction), never the converged
+    solution.
     """
     body = system.bodies[slave_body]
-    h = area if body.dim == 2 else np.sqrt(area)
+    h = size
     compliance = 1.0 / body.contact_modulus()
     if master_body is not None:
         master = system.bodies[master_body]
@@ -158,7 +161,7 @@ class ContactProblem:
         self.penalty = cat([np.zeros(p.n_nodes) if p.penalty is None else p.penalty
                             for p in self.pairs]) if self.pairs else np.zeros(0)
         # nodal length (2D) or square root of the nodal area (3D)
-        self.node_size = self.scale if self.dim == 2 else np.sqrt(self.scale)
+        self.node_size = cat([p.slave.size for p in self.pairs]) if self.pairs else np.zeros(0)
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.X = self.system.reference_coords()
