@@ -143,7 +143,8 @@ def element_table() -> str:
              "| the default on |", "|---|---|---|---|---|---|"]
     for kind in KINDS.values():
         cells = list(kind.cells)
-        lines.append(f"| `\"{kind.name}\"` | {kind.description} | {names(c.mesh for c in cells)} "
+        also = "".join(f" (or `\"{alias}\"`)" for alias in kind.aliases)
+        lines.append(f"| `\"{kind.name}\"`{also} | {kind.description} | {names(c.mesh for c in cells)} "
                      f"| {names(c.element for c in cells)} | {', '.join(c.vtk for c in cells)} "
                      f"| {names(t for c in cells for t in c.defaults)} |")
     return "\n".join(lines)

@@ -21,8 +21,9 @@ from fecontact.bodies.body import ElasticBody
 from fecontact.bodies.elasticity import Material, body_stiffness
 from fecontact.contact.surface import contact_surface
 from fecontact.mesh import box, rectangle
-from fecontact.mesh.elements import (KINDS, Cell, ElementKind, FacetLayout, default_kind,
-                                     element_kind, register)
+from fecontact.mesh.elements import (ALIASES, KINDS, Cell, ElementKind, FacetLayout,
+                                     default_kind, element_kind, register)
+from fecontact.mesh.file_meshes import MeshHex20, MeshHex27, MeshQuad8, MeshQuad9, MeshTet10, MeshTri6
 
 CELLS = [pytest.param(kind, cell.dim, id=f"{name}-{cell.dim}d")
          for name, kind in KINDS.items() for cell in kind.cells]
@@ -153,15 +154,22 @@ def test_case_files_accept_every_registered_kind():
 
     element = typing.get_type_hints(BodyTable, include_extras=True)["element"]
     names = typing.get_args(typing.get_args(element)[0])
-    assert set(names) == set(KINDS)
+    assert set(names) == set(KINDS) | set(ALIASES)
 
 
 def test_defaults_cover_the_linear_and_quadratic_meshes():
     assert default_kind(skfem.MeshTri1()).name == "P1"
     assert default_kind(skfem.MeshTri2()).name == "P2"
     assert default_kind(skfem.MeshTet2()).name == "P2"
-    assert default_kind(skfem.MeshQuad2()).name == "Q1"
+    assert default_kind(skfem.MeshQuad1()).name == "Q1"
     assert default_kind(skfem.MeshHex1()).name == "Q1"
+    # a quadratic mesh keeps a quadratic element: scikit-fem's and those read from files
+    assert default_kind(skfem.MeshQuad2()).name == "Q2"
+    assert default_kind(skfem.MeshHex2()).name == "Q2"
+    for mesh_type, name in ((MeshTri6, "P2"), (MeshTet10, "P2"), (MeshQuad8, "Q2S"),
+                            (MeshQuad9, "Q2"), (MeshHex20, "Q2S"), (MeshHex27, "Q2")):
+        linear = mesh_type.__mro__[1]()
+        assert default_kind(mesh_type(linear.p, linear.t)).name == name
 
 
 def test_the_registry_refuses_clashes_and_unknown_elements():

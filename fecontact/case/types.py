@@ -29,7 +29,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from ..analysis.dynamic_records import INITIAL
 from ..analysis.integrators import INTEGRATORS
 from ..analysis.mass import CONTACT_MASS
-from ..bodies.body import ELEMENTS
+from ..mesh.elements import names as element_names
 from ..bodies.elasticity import LINEAR_ELASTIC, PLANE_MODELS
 from ..bodies.hyperelastic import HYPERELASTIC
 from ..contact.obstacles import OBSTACLES, Coordinates
@@ -161,7 +161,7 @@ class BodyTable(Table):
     """An elastic body: a mesh, an element, a material, supports and loads."""
 
     name: Name
-    element: Annotated[Literal[tuple(ELEMENTS)], Meta(description="finite element")]
+    element: Annotated[Literal[element_names()], Meta(description="finite element")]
     mesh: Annotated[Union[MESH_TABLES], Meta(description="a mesh file, or a generator with its parameters")]
     material: MaterialTable | Unset = UNSET
     materials: Annotated[dict[Name, MaterialTable], Meta(description="one material per mesh region")] | Unset = UNSET

@@ -2,10 +2,19 @@
 
 A Gmsh mesh may be linear or quadratic (``triangle6``, ``tetra10``,
 ``quad9``/``quad8``, ``hexahedron27``/``hexahedron20``).  The body mesh is
-built from the element *vertices*; the element of the case (``P1``, ``P2``,
-``Q1``) then defines the unknowns, so a quadratic Gmsh mesh run with ``P2``
-places its edge nodes at the straight-edge midpoints (Gmsh's curved midside
-positions are not used).  The vertices of an element are put in scikit-fem's
+built from the element *vertices*; the element kind of the body (``P1``,
+``P2``, ``Q1``, ``Q2``, ``Q2S``) then defines the unknowns.  A quadratic file
+comes back as the linear mesh type that remembers its cells
+(:mod:`fecontact.mesh.file_meshes`: ``MeshQuad9``, ``MeshHex20``, ...), so
+that a body given no element gets the quadratic element of the file
+(``quad9``/``hexahedron27`` -> Q2, ``quad8``/``hexahedron20`` -> Q2S,
+``triangle6``/``tetra10`` -> P2), whose DOF nodes are then the file's nodes
+one for one (:func:`file_dof_nodes`); a linear element given by name is
+used as asked.  The quadratic kinds place their edge, face and centre nodes
+on the straight-sided (bilinear, trilinear) element of the vertices: Gmsh's
+curved midside positions are not used.  Cells of order 3 or more, and
+other cell types (prisms, pyramids), are refused with a line naming them.
+The vertices of an element are put in scikit-fem's
 local order by scikit-fem's own reader (:func:`skfem.io.meshio.from_meshio`;
 it differs from the Gmsh/VTK order for hexahedra), and the elements are
 oriented as the generators orient them: triangles counter-clockwise,
@@ -31,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import skfem
 
+from ..mesh.file_meshes import FILE_MESHES
 from ..mesh.quality import corner_jacobians
 
 # cell type -> (dimension, number of vertices, meshio type of its vertices); the vertices of a
@@ -43,6 +53,7 @@ _VOLUME = {
     "hexahedron27": (3, 8, "hexahedron"),
 }
 _FACET = {"line": 2, "line3": 2, "triangle": 3, "triangle6": 3, "quad": 4, "quad8": 4, "quad9": 4}
+_SUPPORTED = ", ".join(_VOLUME)
 
 
 class MeshFileError(ValueError):
@@ -127,16 +138,10 @@ def from_meshio_mesh(mesh) -> skfem.Mesh:
     import meshio
     from skfem.io.meshio import from_meshio
 
-    volume = [b for b in mesh.cells if b.type in _VOLUME]
-    if not volume:
-        raise MeshFileError("no triangles, quadrilaterals, tetrahedra or hexahedra in the file")
-    dim = max(_VOLUME[b.type][0] for b in volume)
-    volume = [b for b in volume if _VOLUME[b.type][0] == dim]
-    kinds = {_VOLUME[b.type][2] for b in volume}
-    if len(kinds) > 1:
-        raise MeshFileError("mixed element types (" + ", ".join(sorted({b.type for b in volume}))
-                            + "); use one element type per body")
-    cell_type = kinds.pop()
+    volume = _volume_blocks(mesh)
+    dim = _VOLUME[volume[0].type][0]
+    file_type = volume[0].type
+    cell_type = _VOLUME[file_type][2]
     nv = _VOLUME[volume[0].type][1]
     t, element_of_row = _unique_elements(np.vstack([b.data[:, :nv] for b in volume]))
     used = np.unique(t)
@@ -153,11 +158,39 @@ def from_meshio_mesh(mesh) -> skfem.Mesh:
         skmesh = skmesh.oriented()  # counter-clockwise triangles
     elif isinstance(skmesh, skfem.MeshHex1):
         skmesh = _positive_hexahedra(skmesh)
+    if file_type in FILE_MESHES:
+        skmesh = FILE_MESHES[file_type](skmesh.doflocs, skmesh.t)
     boundaries = _physical_boundaries(mesh, skmesh, renumber, dim)
     if boundaries:
         skmesh = skmesh.with_boundaries(boundaries)
     subdomains = _physical_subdomains(mesh, dim, element_of_row)
     return skmesh.with_subdomains(subdomains) if subdomains else skmesh
+
+
+def _volume_blocks(mesh) -> list:
+    """The cell blocks of the body's elements: those of the highest dimension, all of one type.
+
+    Raises
+    ------
+    MeshFileError
+        No 2D or 3D cells; cells of that dimension of a type bodies do not
+        take (order 3 or more, prisms, pyramids); several types (orders).
+    """
+    from meshio._mesh import topological_dimension
+
+    dims = [topological_dimension.get(b.type, 0) for b in mesh.cells]
+    dim = max(dims, default=0)
+    if dim < 2:
+        raise MeshFileError("no triangles, quadrilaterals, tetrahedra or hexahedra in the file")
+    types = sorted({b.type for b, d in zip(mesh.cells, dims) if d == dim})
+    unsupported = [t for t in types if t not in _VOLUME]
+    if unsupported:
+        raise MeshFileError(f"{', '.join(unsupported)} cells are not supported; bodies take "
+                            f"{_SUPPORTED}")
+    if len(types) > 1:
+        raise MeshFileError(f"mixed element types ({', '.join(types)}); use one element type "
+                            f"per body")
+    return [b for b, d in zip(mesh.cells, dims) if d == dim]
 
 
 def _unique_elements(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -254,3 +287,85 @@ def _physical_boundaries(mesh, skmesh, renumber, dim) -> dict:
                                     f"facets of the mesh")
             out[names[int(tag)]].extend(found)
     return {k: np.unique(np.asarray(v, dtype=np.int64)) for k, v in out.items()}
+
+
+# the nodes of a quadratic meshio (VTK-ordered) cell after its vertices: positions of the vertices
+# at the ends of each edge node, the corners of each face node (3D), and whether a centre follows
+_EDGES = {
+    "triangle6": ((0, 1), (1, 2), (2, 0)),
+    "quad8": ((0, 1), (1, 2), (2, 3), (3, 0)), "quad9": ((0, 1), (1, 2), (2, 3), (3, 0)),
+    "tetra10": ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3)),
+    "hexahedron20": ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4),
+                     (0, 4), (1, 5), (2, 6), (3, 7)),
+}
+_EDGES["hexahedron27"] = _EDGES["hexahedron20"]
+_FACES = {"hexahedron27": ((0, 3, 7, 4), (1, 2, 6, 5), (0, 1, 5, 4), (3, 2, 6, 7),
+                           (0, 1, 2, 3), (4, 5, 6, 7))}
+_CENTRE = ("quad9", "hexahedron27")
+
+
+def _row_index(table: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Index of each row of ``wanted`` (sorted vertex tuples) among the rows of ``table``; -1 if absent."""
+    keys = np.vstack([np.sort(table, axis=1), np.sort(wanted, axis=1)])
+    _, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    position = np.full(inverse.max() + 1, -1)
+    position[inverse[:len(table)]] = np.arange(len(table))
+    return position[inverse[len(table):]]
+
+
+def file_dof_nodes(mesh, skmesh: skfem.Mesh) -> np.ndarray:
+    """The DOF node of every node of a meshio mesh, for the element kind of its cells.
+
+    The DOF nodes are those of a body on ``skmesh`` (the result of
+    :func:`from_meshio_mesh` on ``mesh``) with the element of the file's
+    cells (P1, Q1 for linear cells, P2 for ``triangle6``/``tetra10``, Q2S for
+    ``quad8``/``hexahedron20``, Q2 for ``quad9``/``hexahedron27``), numbered
+    as :mod:`fecontact.mesh.dof_nodes` says: a vertex by its index in
+    ``skmesh``, an edge node by its edge, a face or centre node by its face
+    or element.  The nodes are matched by the cells' topology, not by their
+    positions: a curved file's midside node maps to the DOF node of its
+    edge, which the body places on the straight edge.
+
+    Parameters
+    ----------
+    mesh : meshio.Mesh
+    skmesh : skfem.Mesh
+
+    Returns
+    -------
+    ndarray of int, shape (n_points,)
+        ``-1`` for a point of no element (e.g. a lone geometry point).
+
+    Raises
+    ------
+    MeshFileError
+        As :func:`from_meshio_mesh`.
+    """
+    from ..mesh.dof_nodes import edge_nodes, face_nodes, interior_nodes
+
+    volume = _volume_blocks(mesh)
+    file_type = volume[0].type
+    nv = _VOLUME[file_type][1]
+    rows = np.vstack([b.data for b in volume])                                # (n_rows, k)
+    t, element_of_row = _unique_elements(rows[:, :nv])
+    used = np.unique(t)
+    out = np.full(mesh.points.shape[0], -1)
+    out[used] = np.arange(used.size)
+    vertex = out[rows[:, :nv]]                                                # skmesh vertices
+    column = nv
+    if file_type in _EDGES:
+        pairs = np.array(_EDGES[file_type])                                   # (n_edges, 2)
+        ends = vertex[:, pairs]                                               # (n_rows, e, 2)
+        table = (skmesh.facets if skmesh.dim() == 2 else skmesh.edges).T
+        edge = _row_index(table, ends.reshape(-1, 2)).reshape(ends.shape[:2])
+        out[rows[:, column:column + pairs.shape[0]]] = edge_nodes(skmesh, edge)
+        column += pairs.shape[0]
+    if file_type in _FACES:
+        corners = vertex[:, np.array(_FACES[file_type])]                      # (n_rows, 6, 4)
+        face = _row_index(skmesh.facets.T, corners.reshape(-1, 4)).reshape(corners.shape[:2])
+        out[rows[:, column:column + face.shape[1]]] = face_nodes(skmesh, face)
+        column += face.shape[1]
+    if file_type in _CENTRE:
+        out[rows[:, column]] = interior_nodes(skmesh, element_of_row)
+    return out

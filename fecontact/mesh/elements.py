@@ -10,9 +10,11 @@ case files ask the record.  Nothing else in the package tests element
 names.  Adding a kind means one :func:`register` call in this module (see
 the developer guide, "Add an element kind").
 
-DOF nodes of a body are numbered vertices first (``0 .. V-1``), then one
-node per mesh edge (per facet in 2D, where facets are edges): the node of
-edge ``e`` is ``V + e`` (:func:`edge_nodes`).
+DOF nodes of a body are numbered as scikit-fem numbers its element's DOFs:
+vertices first (``0 .. V-1``), then one node per mesh edge (per facet in
+2D, where facets are edges): the node of edge ``e`` is ``V + e``
+(:func:`edge_nodes`); for Q2, then one node per 3D facet and one per
+element (:mod:`fecontact.mesh.dof_nodes`).
 
 Example
 -------
@@ -31,36 +33,11 @@ from typing import Callable
 import numpy as np
 import skfem
 
-__all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "register", "element_kind",
-           "default_kind", "edge_nodes", "midpoint_nodes", "P1", "P2", "Q1"]
+from .dof_nodes import edge_nodes, face_nodes, face_nodes_of, interior_nodes, midpoint_nodes
+from .file_meshes import MeshHex20, MeshHex27, MeshQuad8, MeshQuad9, MeshTet10, MeshTri6
 
-
-def edge_nodes(mesh: skfem.Mesh, edges: np.ndarray) -> np.ndarray:
-    """DOF node at the midpoint of mesh edges (facets in 2D): the vertex count plus the edge index."""
-    return mesh.p.shape[1] + np.asarray(edges)
-
-
-def midpoint_nodes(mesh: skfem.Mesh, candidates: np.ndarray, a: np.ndarray,
-                   b: np.ndarray) -> np.ndarray:
-    """Edge-midpoint DOF node between vertices ``a`` and ``b`` (3D).
-
-    Parameters
-    ----------
-    mesh : skfem.Mesh
-    candidates : ndarray of int, shape (k, n)
-        Edges of each of ``n`` facets or elements (``mesh.f2e[:, facets]``
-        or ``mesh.t2e``), one of which joins ``a[i]`` and ``b[i]``.
-    a, b : ndarray of int, shape (n,)
-
-    Returns
-    -------
-    ndarray of int, shape (n,)
-    """
-    ends = np.sort(mesh.edges[:, candidates], axis=0)        # (2, k, n)
-    match = (ends[0] == np.minimum(a, b)) & (ends[1] == np.maximum(a, b))
-    if not np.all(match.sum(axis=0) == 1):
-        raise RuntimeError("inconsistent edge table")
-    return edge_nodes(mesh, candidates[match.argmax(axis=0), np.arange(candidates.shape[1])])
+__all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "ALIASES", "register", "element_kind",
+           "default_kind", "edge_nodes", "midpoint_nodes", "P1", "P2", "Q1", "Q2", "Q2S"]
 
 
 @dataclass(frozen=True)
@@ -160,13 +137,17 @@ class ElementKind:
     cells : tuple of Cell
         One per supported dimension.
     quadratic : bool
-        True when the kind has a DOF node at every edge midpoint.
+        True when the kind has a DOF node at every edge midpoint (P2, Q2,
+        Q2S); Q2 also has one at the centre of every face and element.
     linear_simplex : bool
         True when the DOF nodes are the vertices of triangles or
         tetrahedra with constant strain per element: bodies then use the
         basis-free assembly of :mod:`fecontact.bodies.p1`.
     description : str
         One line for error messages and the documentation.
+    aliases : tuple of str
+        Other names the kind is known by (``"Q9"`` for ``"Q2"``), accepted
+        wherever the name is; :attr:`name` is the one results report.
     """
 
     name: str
@@ -174,6 +155,7 @@ class ElementKind:
     quadratic: bool = False
     linear_simplex: bool = False
     description: str = ""
+    aliases: tuple[str, ...] = ()
 
     @property
     def dims(self) -> tuple[int, ...]:
@@ -200,6 +182,11 @@ _KINDS: dict[str, ElementKind] = {}
 #: The registered element kinds by name (read-only view).
 KINDS = MappingProxyType(_KINDS)
 
+_ALIASES: dict[str, str] = {}
+
+#: Other names of registered kinds: alias -> name (read-only view).
+ALIASES = MappingProxyType(_ALIASES)
+
 
 def register(kind: ElementKind) -> ElementKind:
     """Add an element kind to :data:`KINDS`.
@@ -210,8 +197,11 @@ def register(kind: ElementKind) -> ElementKind:
         If the name is taken, two cells share a dimension, or a default
         mesh type already belongs to another kind.
     """
-    if kind.name in _KINDS:
+    if kind.name in _KINDS or kind.name in _ALIASES:
         raise ValueError(f"element kind {kind.name!r} is already registered")
+    for alias in kind.aliases:
+        if alias in _KINDS or alias in _ALIASES or alias == kind.name:
+            raise ValueError(f"element kind {kind.name!r}: the name {alias!r} is taken")
     if len(set(kind.dims)) != len(kind.cells):
         raise ValueError(f"element kind {kind.name!r}: two cells of the same dimension")
     taken = {m: k.name for k in _KINDS.values() for c in k.cells for m in c.defaults}
@@ -221,6 +211,7 @@ def register(kind: ElementKind) -> ElementKind:
                 raise ValueError(f"element kind {kind.name!r}: {mesh_type.__name__} is already "
                                  f"the default mesh of {taken[mesh_type]!r}")
     _KINDS[kind.name] = kind
+    _ALIASES.update({alias: kind.name for alias in kind.aliases})
     return kind
 
 
@@ -230,7 +221,7 @@ def element_kind(element) -> ElementKind:
     Parameters
     ----------
     element : str, ElementKind, skfem.Element or skfem.Element subclass
-        ``"P2"``; a registered :class:`ElementKind`; a scalar or vector
+        ``"P2"`` (or an alias, ``"Q9"``); a registered :class:`ElementKind`; a scalar or vector
         scikit-fem element of a registered cell (``skfem.ElementTriP2()``,
         ``skfem.ElementVector(skfem.ElementQuad1())``) or its class.
 
@@ -249,9 +240,10 @@ def element_kind(element) -> ElementKind:
                              f"(fecontact.mesh.elements.register)")
         return element
     if isinstance(element, str):
-        if element not in _KINDS:
-            raise ValueError(f"unknown element {element!r}; choose one of {', '.join(_KINDS)}")
-        return _KINDS[element]
+        name = _ALIASES.get(element, element)
+        if name not in _KINDS:
+            raise ValueError(f"unknown element {element!r}; choose one of {', '.join(names())}")
+        return _KINDS[name]
     inner = getattr(element, "elem", element)          # ElementVector(ElementTriP2())
     cls = inner if isinstance(inner, type) else type(inner)
     for kind in _KINDS.values():
@@ -259,6 +251,11 @@ def element_kind(element) -> ElementKind:
             return kind
     known = sorted(c.element.__name__ for k in _KINDS.values() for c in k.cells)
     raise ValueError(f"element {cls.__name__} is not supported; use one of {', '.join(known)}")
+
+
+def names() -> tuple[str, ...]:
+    """Every name an element kind is known by: the registered names, then the aliases."""
+    return (*_KINDS, *_ALIASES)
 
 
 def default_kind(mesh: skfem.Mesh) -> ElementKind:
@@ -348,13 +345,85 @@ P1 = register(ElementKind(
     linear_simplex=True, description="linear triangles and tetrahedra"))
 P2 = register(ElementKind(
     "P2", (Cell(skfem.MeshTri1, skfem.ElementTriP2, "triangle6", _facet_midpoints, _SEGMENT3,
-                (skfem.MeshTri2,), nodes_per_vertex=4.0),
+                (skfem.MeshTri2, MeshTri6), nodes_per_vertex=4.0),
            Cell(skfem.MeshTet1, skfem.ElementTetP2, "tetra10", _tetra10, _TRIANGLE6,
-                (skfem.MeshTet2,), nodes_per_vertex=8.0)),
+                (skfem.MeshTet2, MeshTet10), nodes_per_vertex=8.0)),
     quadratic=True, description="quadratic triangles and tetrahedra"))
 Q1 = register(ElementKind(
     "Q1", (Cell(skfem.MeshQuad1, skfem.ElementQuad1, "quad", _vertices, _SEGMENT,
-                (skfem.MeshQuad1, skfem.MeshQuad2)),
+                (skfem.MeshQuad1,)),
            Cell(skfem.MeshHex1, skfem.ElementHex1, "hexahedron", _hexahedron, _QUAD,
-                (skfem.MeshHex1, skfem.MeshHex2))),
+                (skfem.MeshHex1,))),
     description="bilinear quadrilaterals and trilinear hexahedra"))
+
+
+# VTK's quadratic hexahedron: the edges 8-19 and the faces 20-25 of the biquadratic one, as
+# vertex positions of the VTK hexahedron (vtkQuadraticHexahedron, vtkTriQuadraticHexahedron)
+_HEX_EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4),
+              (0, 4), (1, 5), (2, 6), (3, 7))
+_HEX_FACES = ((0, 3, 7, 4), (1, 2, 6, 5), (0, 1, 5, 4), (3, 2, 6, 7), (0, 1, 2, 3), (4, 5, 6, 7))
+
+
+def _quad9(mesh: skfem.Mesh) -> np.ndarray:
+    """VTK biquadratic quadrilaterals: vertices, edges 01, 12, 23, 30, then the centre."""
+    return np.vstack([_facet_midpoints(mesh), interior_nodes(mesh, np.arange(mesh.t.shape[1]))])
+
+
+def _hexahedron20(mesh: skfem.Mesh) -> np.ndarray:
+    """VTK quadratic hexahedra: the VTK vertices, then the edges in VTK's order."""
+    corners = _hexahedron(mesh)
+    mids = [midpoint_nodes(mesh, mesh.t2e, corners[i], corners[j]) for i, j in _HEX_EDGES]
+    return np.vstack([corners, np.array(mids)])
+
+
+def _hexahedron27(mesh: skfem.Mesh) -> np.ndarray:
+    """VTK triquadratic hexahedra: :func:`_hexahedron20`, the faces in VTK's order, the centre."""
+    corners = _hexahedron(mesh)
+    elements = np.arange(mesh.t.shape[1])
+    faces = [face_nodes_of(mesh, elements, corners[list(f)]) for f in _HEX_FACES]
+    return np.vstack([_hexahedron20(mesh), np.array(faces), interior_nodes(mesh, elements)])
+
+
+def _quad8_facet(mesh: skfem.Mesh, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
+    """Eight-node quadrilaterals ``(a, b, c, d, ab, bc, cd, da)``."""
+    f2e = mesh.f2e[:, facets]
+    mids = [midpoint_nodes(mesh, f2e, verts[i], verts[(i + 1) % 4]) for i in range(4)]
+    return np.vstack([verts, *mids])
+
+
+def _quad9_facet(mesh: skfem.Mesh, facets: np.ndarray, verts: np.ndarray) -> np.ndarray:
+    """Nine-node quadrilaterals ``(a, b, c, d, ab, bc, cd, da, centre)``."""
+    return np.vstack([_quad8_facet(mesh, facets, verts), face_nodes(mesh, facets)])
+
+
+_QUAD_MIDSIDES = ((4, 0, 1), (5, 1, 2), (6, 2, 3), (7, 3, 0))
+# eight-node quadrilateral faces: four corner triangles and the inner quadrilateral of the
+# midside nodes as two triangles; int L_v N_j dA / |Q| on a flat parallelogram (the corner
+# functions integrate to -1/12 of it): 0 for the vertex itself, -1/36 for the other vertices,
+# 4/36 for the two adjacent midside nodes and 2/36 for the two others; every row sums to 1/4
+_QUAD8 = FacetLayout(
+    skfem.ElementQuadS2, 8, 4, _quad8_facet,
+    ((0, 4, 7), (4, 1, 5), (5, 2, 6), (6, 3, 7), (4, 5, 7), (5, 6, 7)), _QUAD_MIDSIDES,
+    tuple(tuple(w / 36.0 for w in row)
+          for row in ((0, -1, -1, -1, 4, 2, 2, 4), (-1, 0, -1, -1, 4, 4, 2, 2),
+                      (-1, -1, 0, -1, 2, 4, 4, 2), (-1, -1, -1, 0, 2, 2, 4, 4))))
+# nine-node quadrilateral faces: four bilinear quadrilaterals around the centre; the shape
+# functions integrate to 1/36, 1/9 and 4/9 of the face, so every node carries its multiplier
+_QUAD9 = FacetLayout(
+    skfem.ElementQuad2, 9, 4, _quad9_facet,
+    ((0, 4, 8, 7), (4, 1, 5, 8), (8, 5, 2, 6), (7, 8, 6, 3)), _QUAD_MIDSIDES)
+
+Q2 = register(ElementKind(
+    "Q2", (Cell(skfem.MeshQuad1, skfem.ElementQuad2, "quad9", _quad9, _SEGMENT3,
+                (skfem.MeshQuad2, MeshQuad9), nodes_per_vertex=4.0),
+           Cell(skfem.MeshHex1, skfem.ElementHex2, "hexahedron27", _hexahedron27, _QUAD9,
+                (skfem.MeshHex2, MeshHex27), nodes_per_vertex=8.0)),
+    quadratic=True, aliases=("Q9",),
+    description="biquadratic 9-node quadrilaterals and triquadratic 27-node hexahedra"))
+Q2S = register(ElementKind(
+    "Q2S", (Cell(skfem.MeshQuad1, skfem.ElementQuadS2, "quad8", _facet_midpoints, _SEGMENT3,
+                 (MeshQuad8,), nodes_per_vertex=3.0),
+            Cell(skfem.MeshHex1, skfem.ElementHexS2, "hexahedron20", _hexahedron20, _QUAD8,
+                 (MeshHex20,), nodes_per_vertex=4.0)),
+    quadratic=True, aliases=("Q8",),
+    description="serendipity 8-node quadrilaterals and 20-node hexahedra"))

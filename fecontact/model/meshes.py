@@ -61,7 +61,9 @@ def as_linear_mesh(mesh, where: str = "mesh") -> skfem.Mesh:
         ``MeshHex1``, or their quadratic versions, of which the vertices and
         elements are kept), a meshio mesh, or a mesh file (Gmsh ``.msh``
         with its physical groups as named boundaries and subdomains, or any
-        format meshio reads).
+        format meshio reads); a file or meshio mesh of quadratic cells gives
+        the linear mesh type that remembers them
+        (:mod:`fecontact.mesh.file_meshes`).
     where : str
         How error messages name the mesh.
 
@@ -104,13 +106,20 @@ def element_name(element, mesh_in, mesh: skfem.Mesh) -> str:
     Parameters
     ----------
     element : str, ElementKind, skfem.Element, skfem.Element subclass or None
-        ``"P1"``, ``"P2"``, ``"Q1"`` (any registered kind of
-        :mod:`fecontact.mesh.elements`), its record, a scalar or vector
+        ``"P1"``, ``"P2"``, ``"Q1"``, ``"Q2"``, ``"Q2S"`` (any registered
+        kind of :mod:`fecontact.mesh.elements`, or an alias: ``"Q9"``,
+        ``"Q8"``), its record, a scalar or vector
         scikit-fem element of those kinds (``skfem.ElementTriP2()``), or
         ``None``: the default kind of the mesh type
-        (:func:`~fecontact.mesh.elements.default_kind`): ``"P2"`` on a
-        quadratic triangle or tetrahedron mesh, ``"P1"`` on triangles and
-        tetrahedra, ``"Q1"`` on quadrilaterals and hexahedra.
+        (:func:`~fecontact.mesh.elements.default_kind`): the quadratic
+        element of a quadratic mesh, so that a quadratic mesh never
+        becomes linear unless a linear element is named: ``"P2"`` on
+        ``MeshTri2``, ``MeshTet2`` and files of ``triangle6`` or
+        ``tetra10`` cells, ``"Q2"`` on ``MeshQuad2``, ``MeshHex2`` and files
+        of ``quad9`` or ``hexahedron27`` cells, ``"Q2S"`` on files of
+        ``quad8`` or ``hexahedron20`` cells (:mod:`fecontact.mesh.file_meshes`);
+        ``"P1"`` on linear triangles and tetrahedra, ``"Q1"`` on linear
+        quadrilaterals and hexahedra.
     mesh_in : object
         The mesh as the user gave it (for the quadratic default).
     mesh : skfem.Mesh
