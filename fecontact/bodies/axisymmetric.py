@@ -87,8 +87,8 @@ def _hooke(eps: np.ndarray, lam, mu) -> np.ndarray:
 @skfem.BilinearForm
 def _stiffness(u, v, w):
     r = w.x[0]
-    eps_u = ring_strain(u.value, u.grad, r)
-    eps_v = ring_strain(v.value, v.grad, r)
+    eps_u = ring_strain(u, u.grad, r)
+    eps_v = ring_strain(v, v.grad, r)
     return np.einsum("ij...,ij...->...", _hooke(eps_u, w.lam, w.mu), eps_v) * TWO_PI * r
 
 
@@ -124,33 +124,33 @@ def stress(basis: skfem.Basis, lam, mu, u: np.ndarray) -> np.ndarray:
         ``sigma[2, 2]`` is the hoop stress.
     """
     field = basis.interpolate(u)
-    eps = ring_strain(field.value, field.grad, _radius(basis))
+    eps = ring_strain(field, field.grad, _radius(basis))
     return _hooke(eps, lam, mu)
 
 
 def _radius(basis: skfem.Basis) -> np.ndarray:
     """Radius ``x[0]`` of the quadrature points, shape (n_elements, n_points)."""
-    return basis.global_coordinates().value[0]
+    return basis.mapping.F(basis.X)[0]
 
 
 def _gradient_3d(basis: skfem.Basis, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(F, r)``: the 3x3 deformation gradient and the radius at the quadrature points."""
     field = basis.interpolate(u)
     r = _radius(basis)
-    return np.eye(3).reshape(3, 3, 1, 1) + ring_gradient(field.value, field.grad, r), r
+    return np.eye(3).reshape(3, 3, 1, 1) + ring_gradient(field, field.grad, r), r
 
 
 @skfem.LinearForm
 def _internal(v, w):
     r = w.x[0]
-    return np.einsum("ij...,ij...->...", w["P"], ring_gradient(v.value, v.grad, r)) * TWO_PI * r
+    return np.einsum("ij...,ij...->...", w["P"], ring_gradient(v, v.grad, r)) * TWO_PI * r
 
 
 @skfem.BilinearForm
 def _tangent(du, v, w):
     r = w.x[0]
-    g_du = ring_gradient(du.value, du.grad, r).reshape((9,) + r.shape)
-    g_v = ring_gradient(v.value, v.grad, r).reshape((9,) + r.shape)
+    g_du = ring_gradient(du, du.grad, r).reshape((9,) + r.shape)
+    g_v = ring_gradient(v, v.grad, r).reshape((9,) + r.shape)
     Adu = np.einsum("ab...,b...->a...", w["A"], g_du)
     return np.sum(Adu * g_v, axis=0) * TWO_PI * r
 

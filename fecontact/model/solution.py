@@ -14,11 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import meshio
 import numpy as np
 
 from ..analysis.contact_results import pair_results, slave_forces
 from ..bodies.support_names import find_name, support_reactions
+from ..io.atomic import replacing
 from ..io.output import point_data, to_meshio, write_pvd, write_vtu
+from ..io.revolve import revolve as revolved
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 
@@ -233,8 +236,11 @@ class Solution:
         """Every nodal field the VTU output holds, by name (:func:`fecontact.io.output.point_data`)."""
         return point_data(self.problem, self.state)
 
-    def to_pyvista(self):
+    def to_pyvista(self, *, revolve: int | None = None):
         """The bodies with every field as a :class:`pyvista.UnstructuredGrid`.
+
+        ``revolve`` (axisymmetric models): the solid of revolution in this
+        many sectors instead of the ``(r, z)`` section, as in :meth:`write_vtu`.
 
         Point data: ``displacement``, ``contact_pressure``, ``contact_traction``,
         ``contact_normal``, the signed shear components, ``friction_utilisation``,
@@ -255,15 +261,29 @@ class Solution:
         """
         import pyvista
 
-        return pyvista.from_meshio(to_meshio(self.problem, self.state))
+        return pyvista.from_meshio(self._meshio(revolve))
 
-    def write_vtu(self, path) -> None:
+    def _meshio(self, revolve: int | None):
+        """The result as a meshio mesh: the bodies, or their solid of revolution in ``revolve`` sectors."""
+        mesh = to_meshio(self.problem, self.state)
+        if revolve is None:
+            return mesh
+        if not all(b.axisymmetric for b in self.problem.system.bodies):
+            raise ValueError("revolve= needs an axisymmetric model (plane='axisymmetric')")
+        return revolved(mesh, revolve)
+
+    def write_vtu(self, path, *, revolve: int | None = None) -> None:
         """Write the final state to a VTU file (ParaView), with every field.
 
         Parameters
         ----------
         path : str or Path
             The ``.vtu`` file.
+        revolve : int, optional
+            An axisymmetric model only: write the solid of revolution in
+            this many sectors instead of the ``(r, z)`` section
+            (:func:`fecontact.io.revolve.revolve`: the axis becomes ``Y``,
+            vectors turn with the points).
 
         Examples
         --------
@@ -274,7 +294,11 @@ class Solution:
         >>> result = fc.Model([block]).solve()
         >>> result.write_vtu("block.vtu")                  # doctest: +SKIP
         """
-        write_vtu(Path(path), self.problem, self.state)
+        if revolve is None:
+            write_vtu(Path(path), self.problem, self.state)
+            return
+        with replacing(Path(path)) as tmp:
+            meshio.write(str(tmp), self._meshio(revolve), file_format="vtu")
 
 
 @dataclass(frozen=True)
