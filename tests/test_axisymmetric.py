@@ -263,3 +263,21 @@ def test_case_files_use_the_same_words(case_file, tmp_path):
         run('model = "plane_stress", plane = "axisymmetric"')
     hyper = run('model = "neo_hookean", plane = "axisymmetric"')
     assert hyper.converged and hyper.solution.reaction("top")[1] < 0
+
+
+def test_a_puck_dropped_on_a_rigid_flat_keeps_its_energy():
+    """Dynamics: the kinetic energy at the start is that of the whole puck, rho pi R^2 h v^2 / 2,
+    and the average-acceleration scheme keeps KE + SE through the impact (balance error)."""
+    R, h, v, rho = 1.0, 0.5, 1.0, 2.0
+    mesh = skfem.MeshTri.init_tensor(np.linspace(0.0, R, 7), np.linspace(0.002, 0.002 + h, 4))
+    puck = fc.Body("puck", mesh.with_defaults(), "P1",
+                   fc.LinearElastic(E, NU, plane="axisymmetric", density=rho), initial_velocity=(0.0, -v))
+    floor = fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0))
+    result = fc.Model([puck], [fc.Contact(puck.surface("bottom"), floor)]).solve_dynamic(
+        dt=0.002, t_end=0.03, integrator="newmark", project_velocities=False)
+    assert result.converged
+    energy = [r.energy for r in result.records]
+    kinetic = 0.5 * rho * np.pi * R**2 * h * v**2
+    assert energy[0]["initial"] == pytest.approx(kinetic, rel=1e-12)
+    assert max(r.stick + r.slip for r in result.records) > 0          # it hits the flat
+    assert max(abs(e["balance_error"]) for e in energy) <= 1e-6 * kinetic
