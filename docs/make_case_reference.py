@@ -110,6 +110,27 @@ def laws_table() -> list:
     return lines + [""]
 
 
+def references_table() -> list:
+    """Lines of the table of the reference types and the keys each reads."""
+    from fecontact.references.parameters import REFERENCE_PARAMETERS
+
+    lines = ["### Reference types", "",
+             "`type` names one of these; each reads the keys listed (required ones in bold) and "
+             "refuses the others. `fecontact check` and `run` check them against the case before "
+             "solving: the analysis and dimension, the pairs and springs named, and what the type "
+             "reads from them.", "",
+             "| type | analysis | keys | needs | compares |", "|---|---|---|---|---|"]
+    for name, spec in REFERENCE_PARAMETERS.items():
+        keys = ", ".join(f"**`{k}`**" if k in spec.required else f"`{k}`" for k in spec.keys) or "–"
+        needs = (["friction (mu > 0)"] if spec.friction else []) + \
+            (["a rigid line or plane master"] if spec.rigid_master else []) + \
+            ([f"a law with {', '.join(spec.law)}"] if spec.law else [])
+        dims = "/".join(f"{d}D" for d in spec.dims)
+        lines.append(f"| `{name}` | {spec.kind}, {dims} | {keys} | {'; '.join(needs) or '–'} "
+                     f"| {spec.summary} |")
+    return lines + [""]
+
+
 def render(schema: dict) -> str:
     """The Markdown reference page of a case-file JSON Schema."""
     lines = ["# Case-file reference", "",
@@ -129,6 +150,8 @@ def render(schema: dict) -> str:
         lines.append("")
         if name == "FrictionTable":
             lines += laws_table()
+        if name == "ReferenceTable":
+            lines += references_table()
     return "\n".join(lines)
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..case.schema import CaseError
 from .metrics import reference_of
+from .parameters import parameter_findings
 
 
 def _pair(model, name):
@@ -291,7 +292,15 @@ REFERENCES = {"stick_slip": stick_slip, "sliding_block": sliding_block,
 
 
 def dynamic_reference_findings(model) -> list:
-    """A ``reference.type`` that is not a dynamic reference, found before solving (one line per problem)."""
+    """What evaluating the case's dynamic reference would fail on, found before solving (one line per problem).
+
+    The type and its parameters against the case: a dynamic type, its keys,
+    the pairs and springs it names and what it reads from them
+    (:func:`fecontact.references.parameters.parameter_findings`).
+    """
+    findings = parameter_findings(model)
+    if findings:
+        return findings
     try:
         reference_of(model, REFERENCES, " is not a dynamic reference")
     except CaseError as err:

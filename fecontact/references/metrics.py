@@ -15,6 +15,7 @@ from ..case.schema import CaseError
 from ..contact.pairs import ContactPair
 from ..friction import OPEN, SLIP, STICK
 from ..contact.surface import ContactSurface
+from .parameters import parameter_findings
 
 
 def _metric(value, reference=None) -> dict:
@@ -348,9 +349,11 @@ def reference_findings(model) -> list:
     """What evaluating the case's static reference would fail on, found before solving.
 
     Resolves from the case alone everything :func:`evaluate_reference` takes
-    from it: the ``reference.type``, the pair ``reference.contact`` and, for
-    the references of :data:`GEOMETRIC`, the effective radius (``reference.radius``
-    or the radii of the generated meshes).
+    from it: the type and its parameters against the case
+    (:func:`fecontact.references.parameters.parameter_findings`: static, its
+    dimension, its keys, the pair ``reference.contact`` and what the type
+    reads from it) and, for the references of :data:`GEOMETRIC`, the
+    effective radius (``reference.radius`` or the radii of the generated meshes).
 
     Parameters
     ----------
@@ -361,6 +364,9 @@ def reference_findings(model) -> list:
     list of str
         One line per problem (empty when the reference can be evaluated).
     """
+    findings = parameter_findings(model)
+    if findings:
+        return findings
     try:
         ref, _ = reference_of(model, REFERENCES)
         if ref is None:
