@@ -20,7 +20,7 @@ Building and solving a model in Python (:mod:`fecontact.model`)::
     import fecontact as fc
 
     mesh = skfem.Mesh.load("meshes/half_disc.msh")   # Gmsh physical groups -> boundaries
-    disc = fc.Body("disc", mesh, "P1", fc.LinearElastic(E=1e4, nu=0.3, plane="strain"))
+    disc = fc.Body("disc", mesh, "P1", fc.LinearElastic(E=1e4, nu=0.3, plane="plane_strain"))
     disc.fix("top", y=-0.02)
     pair = fc.Contact(disc.surface("contact"),
                       fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0)), fc.Frictionless())

@@ -21,7 +21,7 @@ import skfem
 
 from ..bodies.body import ElasticBody, element_types
 from ..bodies.axisymmetric import axis_nodes
-from ..bodies.elasticity import Material, constant_load, plane_model, pressure_load
+from ..bodies.elasticity import constant_load, pressure_load
 from ..bodies.conditions import Amplitude, Coupling, Dirichlet, Spring
 from ..contact.surface import ContactSurface, contact_surface, transient_mapping
 from .meshes import as_linear_mesh, element_name, facets_where
@@ -461,41 +461,6 @@ class Body:
                                                                        self.part.axisymmetric),
                                    amplitude))
         return self
-
-
-def LinearElastic(E: float, nu: float, plane: str = "plane_strain", density: float = 0.0) -> Material:
-    """An isotropic linear-elastic material.
-
-    Parameters
-    ----------
-    E : float
-        Young's modulus, ``> 0``.
-    nu : float
-        Poisson ratio in ``(-1, 0.5)``.
-    plane : {"plane_strain", "plane_stress", "axisymmetric"}
-        The 2D model (ignored in 3D); the same words as ``plane`` in case
-        files; ``"strain"`` and ``"stress"`` are accepted for the first two.
-        ``"axisymmetric"``: a body of revolution meshed in the ``(r, z)``
-        plane with ``x[0] = r >= 0``: the radial displacement on the axis
-        is held, and forces (reactions, contact forces, loads given as
-        totals) are totals over the full circumference while pressures and
-        stresses are per area (:mod:`fecontact.bodies.axisymmetric`).
-    density : float
-        Mass per volume, ``>= 0`` (dynamic analyses need it ``> 0``).
-
-    Returns
-    -------
-    Material
-
-    Examples
-    --------
-    >>> import fecontact as fc
-    >>> fc.LinearElastic(E=210e3, nu=0.3, plane="plane_stress")
-    Material(E=210000.0, nu=0.3, model='plane_stress', density=0.0)
-    >>> fc.LinearElastic(E=210e3, nu=0.3, plane="axisymmetric").model
-    'axisymmetric'
-    """
-    return Material(float(E), float(nu), plane_model(plane), float(density))
 
 
 def _initial_velocity(name: str, part, given) -> np.ndarray:
