@@ -84,9 +84,10 @@ def mesh_of(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
         if not path.is_file():
             raise CaseError(f"{source}: '{where}.file' = {spec['file']!r}: mesh file not found ({path})")
         from ..io.meshfile import MeshFileError, load_mesh, read
+        from ..io.meshformats import READERS
 
         try:
-            if path.suffix.lower() == ".msh":
+            if path.suffix.lower() == ".msh" or path.suffix.lower() in READERS:
                 return load_mesh(path)
             read(path)                   # a clear error for unreadable files
             return skfem.Mesh.load(str(path))

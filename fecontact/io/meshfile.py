@@ -86,7 +86,12 @@ def load_mesh(path) -> skfem.Mesh:
     Parameters
     ----------
     path : str or Path
-        A Gmsh ``.msh`` file (format 2.2 or 4.1) or any mesh meshio reads.
+        A Gmsh ``.msh`` file (format 2.2 or 4.1), an Exodus II file
+        (``.exo``, ``.e``, ``.ex2``: element blocks -> subdomains, side sets
+        and node sets -> boundaries), an Abaqus or CalculiX input file
+        (``.inp``: element sets -> subdomains, surfaces and node sets ->
+        boundaries; see :mod:`fecontact.io.meshformats`), or any mesh
+        meshio reads.
 
     Returns
     -------
@@ -112,7 +117,24 @@ def load_mesh(path) -> skfem.Mesh:
     >>> type(mesh).__name__, sorted(mesh.boundaries), mesh.t.shape
     ('MeshTri1', ['arc', 'contact', 'flat'], (3, 796))
     """
+    from .meshformats import READERS
+
+    if Path(path).suffix.lower() in READERS:
+        return _load_other_format(Path(path))
     return from_meshio_mesh(read(Path(path)))
+
+
+def _load_other_format(path: Path) -> skfem.Mesh:
+    """An Exodus II or Abaqus file through its reader and the conversion of :func:`from_meshio_mesh`."""
+    from .meshformats import MeshFormatError, read_grouped
+
+    try:
+        grouped = read_grouped(path)
+        return grouped.finish(from_meshio_mesh(grouped.mesh))
+    except MeshFormatError as err:
+        raise MeshFileError(str(err)) from None
+    except MeshFileError as err:
+        raise MeshFileError(f"{path.name}: {err}") from None
 
 
 def from_meshio_mesh(mesh) -> skfem.Mesh:
