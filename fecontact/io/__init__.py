@@ -2,6 +2,10 @@
 
 * :mod:`.meshfile` -- Gmsh ``.msh`` files (linear or quadratic, physical
   groups as boundary names) and anything meshio reads;
+* :mod:`.meshformats` -- other tools' mesh files by extension: Exodus II
+  (:mod:`.exodus`) and Abaqus/CalculiX input (:mod:`.abaqus`,
+  :mod:`.abaqus_cards`), their sets as boundaries and subdomains through
+  :mod:`.meshgroups`;
 * :mod:`.output` -- one VTU file per output step (displacement, stress,
   contact pressure, traction, gap, slip, status), the ParaView ``.pvd``
   index and ``summary.json`` (both replaced atomically);
