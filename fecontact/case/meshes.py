@@ -37,7 +37,7 @@ class _Mesh(Struct, forbid_unknown_fields=True, frozen=True, kw_only=True, tag_f
 
 
 class MeshFile(_Mesh, tag="file"):
-    """A mesh file: Gmsh ``.msh`` (physical groups name the boundaries) or any format meshio reads."""
+    """A mesh file: Gmsh ``.msh`` (physical groups), Exodus II ``.exo``/``.e``/``.ex2`` (side sets, node sets, element blocks) or Abaqus ``.inp`` (surfaces, node and element sets) name the boundaries and subdomains; or any format meshio reads."""
 
     file: Annotated[str, Meta(min_length=1, description="path, relative to the case file")]
     coarse: Annotated[str, Meta(min_length=1, description="a coarser mesh of the same body, same boundary names (nested iteration; path relative to the case file)")] | UnsetType = UNSET
