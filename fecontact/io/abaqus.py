@@ -74,9 +74,25 @@ def _cell_type(card) -> str | None:
 def _integers(card) -> np.ndarray:
     """Every field of the card's data lines as integers."""
     try:
-        return np.array([int(f) for row in card.data for f in row], dtype=np.int64)
+        return np.array(",".join(card.lines).replace(",", " ").split(), dtype=np.int64)
     except ValueError:
         raise card.error("a field that is not an integer label") from None
+
+
+def _node_table(card) -> np.ndarray:
+    """The data lines of a ``*NODE`` card as rows (label, x, y, z), shape (n, 4); z = 0 when absent."""
+    fields = [line.replace(",", " ").split() for line in card.lines]
+    counts = {len(row) for row in fields}
+    if not counts or min(counts) < 3 or max(counts) > 7:   # label, 2-3 coordinates, a normal
+        raise card.error("a node line needs a label and 2 or 3 coordinates")
+    try:
+        if len(counts) == 1:
+            table = np.array(fields, dtype=float)[:, :4]
+        else:
+            table = np.array([(row + ["0"])[:4] for row in fields], dtype=float)
+    except ValueError:
+        raise card.error("a node line with a field that is not a number") from None
+    return np.hstack([table, np.zeros((len(table), 4 - table.shape[1]))])
 
 
 class _Sets:
@@ -193,13 +209,9 @@ def read_abaqus(path) -> object:
                 raise card.error("several or moved part instances are not read; write the "
                                  "assembly as one flat mesh")
         elif kw == "NODE":
-            try:
-                rows = [[float(f) for f in row] for row in card.data if row]
-            except ValueError:
-                raise card.error("a node line with a field that is not a number") from None
-            if any(len(r) < 3 for r in rows):
-                raise card.error("a node line needs a label and 2 or 3 coordinates")
-            table = np.array([r[:4] + [0.0] * (4 - len(r[:4])) for r in rows]).reshape(-1, 4)
+            if not card.lines:
+                continue
+            table = _node_table(card)
             nodes.append(table[:, 0].astype(np.int64))
             coords.append(table[:, 1:])
             if "NSET" in card.params:

@@ -12,6 +12,7 @@ data lines of the keyword before it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .meshgroups import MeshFormatError
@@ -30,17 +31,21 @@ class Card:
     params : dict
         Upper-case parameter name -> value as written (``""`` for a flag
         such as ``GENERATE``).
-    data : list of list of str
-        The comma-separated fields of each data line, stripped, empty
-        fields dropped.
+    lines : list of str
+        The data lines, stripped.
     where : str
         ``file:line`` of the keyword line, for messages.
     """
 
     keyword: str
     params: dict
-    data: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
     where: str = ""
+
+    @cached_property
+    def data(self) -> list:
+        """The comma-separated fields of each data line, stripped, empty fields dropped."""
+        return [[f for f in map(str.strip, line.split(",")) if f] for line in self.lines]
 
     def error(self, message: str) -> MeshFormatError:
         """A one-line error about this card: where it is, which keyword, what is wrong."""
@@ -48,23 +53,24 @@ class Card:
 
 
 def _lines(path: Path, depth: int = 0):
-    """(file:line, text) of every line, with ``*INCLUDE`` files expanded in place."""
+    """(file name, line number, stripped text) of every line, ``*INCLUDE`` files expanded in place."""
     if depth > 20:
         raise MeshFormatError(f"{path.name}: *INCLUDE nested more than 20 deep")
     try:
         text = path.read_text(errors="replace")
     except OSError as err:
         raise MeshFormatError(f"{path.name}: cannot read ({err.strerror or err})") from None
+    name = path.name
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        if stripped.upper().startswith("*INCLUDE"):
+        if stripped[:8].upper() == "*INCLUDE":
             _, _, target = stripped.partition("=")
             target = target.split(",")[0].strip().strip("'\"")
             if not target:
-                raise MeshFormatError(f"{path.name}:{number}: *INCLUDE without INPUT=")
+                raise MeshFormatError(f"{name}:{number}: *INCLUDE without INPUT=")
             yield from _lines(path.parent / target, depth + 1)
         else:
-            yield f"{path.name}:{number}", stripped
+            yield name, number, stripped
 
 
 def read_cards(path) -> list:
@@ -86,11 +92,11 @@ def read_cards(path) -> list:
     cards: list = []
     pending = ""        # a keyword line continued on the next line
     pending_where = ""
-    for where, line in _lines(Path(path)):
-        if not line or line.startswith("**"):
+    for name, number, line in _lines(Path(path)):
+        if not line or line[:2] == "**":
             continue
-        if pending or line.startswith("*"):
-            pending, pending_where = pending + line, pending_where or where
+        if pending or line[0] == "*":
+            pending, pending_where = pending + line, pending_where or f"{name}:{number}"
             if pending.endswith(","):
                 continue
             fields = [f.strip() for f in pending[1:].split(",")]
@@ -103,7 +109,7 @@ def read_cards(path) -> list:
             pending, pending_where = "", ""
             continue
         if not cards:
-            raise MeshFormatError(f"{where}: data line before the first keyword; not an Abaqus "
-                                  f"input file")
-        cards[-1].data.append([f.strip() for f in line.split(",") if f.strip()])
+            raise MeshFormatError(f"{name}:{number}: data line before the first keyword; not an "
+                                  f"Abaqus input file")
+        cards[-1].lines.append(line)
     return cards
