@@ -21,8 +21,7 @@ by its ID as a string, e.g. ``"1"``, as MOOSE refers to it.
 
 meshio's Exodus reader keeps neither block IDs nor side sets, so the
 variables are read here with netCDF4 (any netCDF file: classic, 64-bit
-offset or netCDF-4/HDF5), or with scipy's netCDF-3 reader when netCDF4
-is not installed (classic and 64-bit offset files only).
+offset, or netCDF-4/HDF5 as MOOSE and recent Cubit write them).
 """
 
 from __future__ import annotations
@@ -58,31 +57,20 @@ _HEX20_TO_VTK = np.r_[0:12, 16:20, 12:16]
 
 
 class _Variables:
-    """The variables of a netCDF file as numpy arrays, read with netCDF4 or scipy."""
+    """The variables, their attributes and the dimensions of a netCDF file, as numpy arrays."""
 
     def __init__(self, path: Path):
         try:
             import netCDF4
         except ImportError:
-            netCDF4 = None
-        if netCDF4 is not None:
-            with netCDF4.Dataset(str(path)) as nc:
-                nc.set_auto_mask(False)
-                self.arrays = {k: np.asarray(v[...]) for k, v in nc.variables.items()}
-                self.attributes = {k: {a: v.getncattr(a) for a in v.ncattrs()}
-                                   for k, v in nc.variables.items()}
-                self.dimensions = {k: len(d) for k, d in nc.dimensions.items()}
-            return
-        from scipy.io import netcdf_file
-
-        with open(path, "rb") as stream:
-            if stream.read(4)[:3] != b"CDF":
-                raise MeshFormatError(f"{path.name}: a netCDF-4 (HDF5) Exodus file needs the "
-                                      f"netCDF4 package (pip install netCDF4)")
-        with netcdf_file(str(path), "r", mmap=False) as nc:
-            self.arrays = {k: np.array(v.data) for k, v in nc.variables.items()}
-            self.attributes = {k: dict(v._attributes) for k, v in nc.variables.items()}
-            self.dimensions = {k: (d if d is not None else 0) for k, d in nc.dimensions.items()}
+            raise MeshFormatError(f"{path.name}: reading Exodus II files needs the netCDF4 "
+                                  f"package (pip install netCDF4)") from None
+        with netCDF4.Dataset(str(path)) as nc:
+            nc.set_auto_mask(False)
+            self.arrays = {k: np.asarray(v[...]) for k, v in nc.variables.items()}
+            self.attributes = {k: {a: v.getncattr(a) for a in v.ncattrs()}
+                               for k, v in nc.variables.items()}
+            self.dimensions = {k: len(d) for k, d in nc.dimensions.items()}
 
     def names(self, variable: str, ids: np.ndarray) -> list:
         """Names of the blocks or sets (``eb_names``, ...), the ID as a string where empty."""
@@ -104,7 +92,7 @@ def _ids(nc: _Variables, prop: str, count: int) -> np.ndarray:
 
 
 def _text(value) -> str:
-    """An attribute as text (scipy's reader gives bytes)."""
+    """An attribute as text (bytes in some files)."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
