@@ -379,8 +379,9 @@ def test_abaqus_c3d4_gmsh_uniaxial_tension(tmp_path):
 
 
 def test_abaqus_c3d8_part_instance_and_exterior_faces(tmp_path):
-    """An Abaqus/CAE-style file: one part, one instance, assembly sets named through the
-    instance, and a surface of an element set without face labels (its exterior faces)."""
+    """An Abaqus/CAE-style file: one part, one instance, a reference point of the assembly
+    (its own node 1), assembly sets named through the instance, and a surface of an element
+    set without face labels (its exterior faces)."""
     points, conn, (i, j, k) = hex_grid((2, 2, 1), (2.0, 2.0, 1.0))
     node_lines = [f"{n + 1}, {x:.17g}, {y:.17g}, {z:.17g}" for n, (x, y, z) in enumerate(points)]
     elem_lines = [f"{e + 1}, " + ", ".join(str(v + 1) for v in row) for e, row in enumerate(conn)]
@@ -390,6 +391,9 @@ def test_abaqus_c3d8_part_instance_and_exterior_faces(tmp_path):
                       "*Elset, elset=Corner", ", ".join(map(str, corner)), "*End Part",
                       "*Assembly, name=Assembly", "*Instance, name=Block-1, part=Block",
                       "*End Instance",
+                      "*Node", "1, 5., 5., 5.",                        # a reference point
+                      "*Nset, nset=RP, internal", "1,",
+                      "*Element, type=R3D4, elset=Rigid", "1, 1, 1, 1, 1",
                       "*Elset, elset=_Top_S2, internal, instance=Block-1, generate",
                       f"1, {len(conn)}, 1",
                       "*Surface, type=ELEMENT, name=Top", "_Top_S2, S2",
@@ -399,6 +403,7 @@ def test_abaqus_c3d8_part_instance_and_exterior_faces(tmp_path):
     path.write_text(text)
     mesh = fc.load_mesh(path)
     assert sorted(mesh.subdomains) == ["Corner"]                     # the internal set is skipped
+    assert mesh.p.shape[1] == len(points) and np.allclose(mesh.p.max(axis=1), [2.0, 2.0, 1.0])
     assert_boundary_on(mesh, "Top", 2, 1.0, 4.0)                    # S2: face 5-8-7-6, z = max
     # the exterior faces of the corner element: x = 0, y = 0, z = 0 and z = 1 (4 faces of area 1)
     skin = mesh.boundaries["CornerSkin"]

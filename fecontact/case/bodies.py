@@ -58,7 +58,9 @@ def mesh_of(spec: dict, where: str, source: str, base: Path) -> skfem.Mesh:
     ----------
     spec : dict
         Either ``file`` (a Gmsh ``.msh`` file, read with its physical groups
-        as boundary names, or any format meshio and scikit-fem read) or
+        as boundary names, an Exodus II or Abaqus file with its sets (see
+        :mod:`fecontact.io.meshformats`), or any format meshio and scikit-fem
+        read) or
         ``generator`` (a name in :data:`fecontact.mesh.GENERATORS`) with the
         generator's keyword arguments.
     where : str

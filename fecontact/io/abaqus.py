@@ -199,15 +199,21 @@ def read_abaqus(path) -> object:
     nodes, coords, blocks = [], [], []      # blocks: (cell type, element labels, node labels, type)
     nsets, elsets = _Sets("node"), _Sets("element")
     surfaces: dict = {}                     # name -> list of ("element", labels, face) / ("node", labels)
-    instances = 0
-    for card in read_cards(path):
+    cards = read_cards(path)
+    has_parts = any(card.keyword == "PART" for card in cards)
+    instances, scope = 0, "model"
+    for card in cards:
         kw = card.keyword
+        if kw in _SCOPES:
+            scope = _SCOPES[kw]
         if kw == "INSTANCE":
             instances += 1
             moved = any(float(f) != 0.0 for row in card.data for f in row if _number(f))
             if instances > 1 or moved:
                 raise card.error("several or moved part instances are not read; write the "
                                  "assembly as one flat mesh")
+        elif has_parts and scope == "assembly" and _assembly_level(card):
+            logger.info("%s: *%s of the assembly (reference points) skipped", card.where, kw)
         elif kw == "NODE":
             if not card.lines:
                 continue
@@ -245,6 +251,25 @@ def read_abaqus(path) -> object:
             name = card.params.get("NAME") or _missing(card, "NAME")
             surfaces[name] = (card, _surface_items(card, nsets, elsets))
     return _assemble(path.name, nodes, coords, blocks, nsets, elsets, surfaces)
+
+
+# keyword -> the scope of the cards after it: a part's mesh, an instance of it, the assembly
+_SCOPES = {"PART": "part", "END PART": "model", "ASSEMBLY": "assembly", "END ASSEMBLY": "model",
+           "INSTANCE": "instance", "END INSTANCE": "assembly"}
+
+
+def _assembly_level(card) -> bool:
+    """Whether a card of the assembly (outside its instance) is about the assembly's own nodes.
+
+    Nodes and elements there are reference points and rigid elements, numbered apart from the
+    part's; a set there that lists labels without ``INSTANCE=`` names them.  A set of an
+    instance's labels (``INSTANCE=``) or of other sets' names is about the part.
+    """
+    if card.keyword in ("NODE", "ELEMENT"):
+        return True
+    if card.keyword not in ("NSET", "ELSET") or "INSTANCE" in card.params:
+        return False
+    return "GENERATE" in card.params or all(f.lstrip("-").isdigit() for row in card.data for f in row)
 
 
 def _number(text: str) -> bool:
