@@ -469,6 +469,8 @@ BAD_INP = {
     "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2\n":
         r"CPS3 needs a label and 3 nodes per element",
     "1, 0, 0\n": r"data line before the first keyword",
+    "*NODE\n1, 0, 0\n2, 1, 0\n3, 0, 1\n*ELEMENT, TYPE=CPS3\n1, 1, 2, 3\n2, 2, 3, 1\n":
+        r"elements with the same nodes appear more than once",
     "*NODE\n1, 0, 0\n*ELEMENT, TYPE=B21\n1, 1, 1\n": r"no solid elements",
 }
 

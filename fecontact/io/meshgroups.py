@@ -105,8 +105,12 @@ class GroupedMesh:
         MeshFormatError
             When the file's elements are quadratic and the conversion gave
             a linear mesh (no quadratic element of that kind yet): a
-            quadratic mesh never becomes linear silently.
+            quadratic mesh never becomes linear silently; or when the file
+            repeats an element (the element sets would not match).
         """
+        if skmesh.t.shape[1] != len(self.mesh.cells[0].data):
+            raise MeshFormatError(f"{self.source}: elements with the same nodes appear more than "
+                                  f"once")
         if self.quadratic and type(skmesh).__name__ in _LINEAR_MESHES:
             raise MeshFormatError(f"{self.source}: quadratic elements ({', '.join(self.quadratic)}) "
                                   f"are not read yet; export the mesh with linear elements")
