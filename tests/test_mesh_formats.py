@@ -415,6 +415,22 @@ def test_abaqus_c3d8_part_instance_and_exterior_faces(tmp_path):
         fc.load_mesh(path)
 
 
+def test_files_written_by_meshio(tmp_path):
+    """Exodus and Abaqus files as meshio writes them (a third writer): node sets and element sets."""
+    import meshio
+
+    points, conn, (i, j, k) = hex_grid((2, 2, 2))
+    left = np.flatnonzero(np.isclose(points[:, 0], 0.0))
+    for name in ("meshio.e", "meshio.inp"):
+        meshio.write(tmp_path / name, meshio.Mesh(points, [("hexahedron", conn)],
+                                                  point_sets={"left": left},
+                                                  cell_sets={"near": [np.flatnonzero(i == 0)]}))
+        mesh = fc.load_mesh(tmp_path / name)
+        assert_boundary_on(mesh, "left", 0, 0.0, 1.0)
+        assert mesh.boundaries["left"].size == 4
+    assert mesh.subdomains["near"].size == 4                         # .inp: *ELSET
+
+
 # ---------------------------------------------------------------- quadratic elements
 
 
