@@ -7,7 +7,7 @@ of ``[[contact]]``: :func:`surface_of` (the slave, or a body master),
 ``friction`` table); the pair itself
 is a :class:`fecontact.model.Contact`, which checks the formulation.  Each turns a bad
 entry into a :class:`fecontact.case.schema.CaseError` naming the file and
-the key.
+the key; :func:`interference_of` reads a pair's ``interference``.
 """
 
 from __future__ import annotations
@@ -55,6 +55,14 @@ def surface_of(spec: dict, where: str, bodies: dict, source: str):
         raise CaseError(f"{source}: '{where}.boundary': {err.args[0]}") from None
     except ValueError as err:
         raise CaseError(f"{source}: '{where}.boundary': {err}") from None
+
+
+def interference_of(value, where: str, source: str):
+    """The ``interference`` of a contact pair: ``"shrink"``, or the amplitude of a ``[[t, a], ...]`` table.
+
+    The pair checks the value (:func:`fecontact.contact.interference.interference_amplitude`).
+    """
+    return value if isinstance(value, str) else amplitude_of(value, where, source)
 
 
 def vector_of(spec, key, default, dim, where, source) -> np.ndarray:

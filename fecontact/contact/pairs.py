@@ -78,6 +78,9 @@ class ContactPair:
     smoothing : str
         2D smoothed curves (:data:`fecontact.contact.smoothing.SMOOTHINGS`): the master's for
         node-to-segment, both surfaces' for mortar (:func:`fecontact.contact.smoothing.smoothed_pair`).
+    interference : Interference, optional
+        An initial overlap ramped in: the gaps are shifted by the overlap still allowed
+        (:class:`fecontact.contact.interference.Interference`).
     """
 
     name: str
@@ -89,6 +92,7 @@ class ContactPair:
     formulation: str = "node_to_segment"
     penalty: np.ndarray | None = None
     smoothing: str = "auto"
+    interference: object = None
 
     @property
     def n_nodes(self) -> int:
@@ -169,11 +173,11 @@ def pair_kinematics(pair: ContactPair, system: BulkSystem, x: np.ndarray, x0: np
     kin = _node_kinematics(pair, system, x, x0, t, t0, tangent0, reference, facet0, clamped)
     if pair.slave.multiplier_map is not None and pair.formulation != "mortar":
         kin = multiplier_rows(kin, pair.slave, tangent0)
-    if not clamped.any():
-        return kin
-    if tangent0 is None and facet0 is None:
-        warn_clamped(pair, system, clamped)
-    return leave_out(kin, clamped, pair.slave.scale if dim == 2 else np.sqrt(pair.slave.scale))
+    if clamped.any():
+        if tangent0 is None and facet0 is None:
+            warn_clamped(pair, system, clamped)
+        kin = leave_out(kin, clamped, pair.slave.scale if dim == 2 else np.sqrt(pair.slave.scale))
+    return kin if pair.interference is None else pair.interference.shifted(kin, t)
 
 
 def _node_kinematics(pair: ContactPair, system: BulkSystem, x, x0, t, t0, tangent0, reference,

@@ -18,7 +18,12 @@ and ``fecontact check`` alike:
   master towards the slave);
 * **initial penetration** — no slave node may start more than
   ``penetration_tolerance`` (a contact-pair key; default ``1e-6`` times
-  the diagonal of the bodies' bounding box) inside the master;
+  the diagonal of the bodies' bounding box) inside the master; the gaps
+  are those the contact conditions see at ``t = 0``, so the overlap a
+  pair's ``interference`` ramps in is accepted
+  (:mod:`fecontact.contact.interference`);
+* **interference in dynamics** — a pair's ``interference`` ramp is for
+  quasi-static analyses: a dynamic analysis refuses it;
 * **dead contact rows** — a slave node that touches the master at the start
   (gap within the initial-penetration tolerance) and whose normal gap no
   unknown can change (its motion along the normal is prescribed, or it is
@@ -163,8 +168,26 @@ def contact_findings(problem, places: Places = Places(), tolerances: dict | None
                        f"(node {node} of body {body.name!r}; {int(deep.sum())} slave nodes beyond "
                        f"the tolerance {tol:.3g}); move the bodies apart, or raise "
                        f"{places.key(pair.name, 'penetration_tolerance')} to accept an "
-                       f"interference fit")
+                       f"interference fit, or set {places.key(pair.name, 'interference')} = "
+                       f"'shrink' to ramp it in")
     return out
+
+
+def interference_findings(problem, places: Places = Places()) -> list:
+    """Pairs with an ``interference`` ramp in a dynamic analysis (one line each).
+
+    The shifted gap would close at a rate no velocity has (a jump in the
+    contact velocities and in the energy balance), so dynamics refuses it.
+
+    Returns
+    -------
+    list of str
+    """
+    return [f"{places.prefix}{places.pair(pair.name)}: {places.key(pair.name, 'interference')} "
+            f"ramps an initial overlap in over a quasi-static step and is not supported in a "
+            f"dynamic analysis; solve the fit quasi-statically, or remove the overlap from the "
+            f"meshes" for pair in problem.pairs
+            if pair.interference is not None and not pair.name.endswith("-reverse")]
 
 
 def _held_by(problem, pair, node: int) -> str:
@@ -329,6 +352,7 @@ def model_findings(problem, places: Places = Places(), tolerances: dict | None =
     -------
     list of str
     """
-    out = contact_findings(problem, places, tolerances)
+    out = (interference_findings(problem, places) if dynamic else []) + contact_findings(
+        problem, places, tolerances)
     out = out + (dead_row_findings(problem, places, tolerances) if not out else [])
     return out if dynamic else out + rigid_mode_findings(problem, places)

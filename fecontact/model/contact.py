@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..contact.interference import Interference, interference_amplitude
 from ..contact.obstacles import OBSTACLES, RigidObstacle
-from ..contact.pairs import ContactPair
+from ..contact.pairs import ContactPair, pair_kinematics
 from ..contact.smoothing import SMOOTHINGS
 from ..friction import Frictionless, FrictionLaw
 from ..solve.problem import automatic_augmentation
@@ -61,8 +62,25 @@ class Contact:
         Also the reverse pair (master nodes against slave facets); needs a
         body as master, node-to-segment and ``penalty``.
     penetration_tolerance : float, optional
-        Initial penetration accepted by the model check (an interference
-        fit); default ``1e-6`` times the model's bounding-box diagonal.
+        Initial penetration accepted by the model check; default ``1e-6``
+        times the model's bounding-box diagonal.  Without ``interference``
+        an accepted overlap (an interference fit) is removed whole in the
+        first increment, so the contact pressure is that of the full fit at
+        every load level.
+    interference : {None, "shrink"} or Amplitude
+        Ramp an initial overlap in (Abaqus ``*CONTACT INTERFERENCE, SHRINK``):
+        each slave node's initial gap ``g0`` (negative: overlap) is measured
+        when the model is assembled, in the pair's formulation (the weighted
+        gap with mortar), and the contact conditions see the gap
+        ``g - (1 - a(t)) min(g0, 0)``: the overlap allowed decreases from the
+        whole initial overlap to zero as ``a(t)`` goes from 0 to 1.
+        ``"shrink"`` ramps it over the step, ``a(t) = t`` on ``[0, 1]``; an
+        :class:`fecontact.Amplitude` (values in ``[0, 1]``: the fraction
+        removed) follows its own path.  The model check accepts the overlap
+        the ramp removes, without ``penetration_tolerance``; reported gaps are
+        those the conditions see (zero at a closed node).  Quasi-static
+        analyses only (the model check refuses it in dynamics).  ``None``
+        (default): the overlap is removed in the first increment.
     smoothing : {"auto", "hermite", "none"}
         Master geometry of node-to-segment contact in 2D: ``"hermite"``
         replaces each master segment by a cubic curve through its nodes
@@ -85,6 +103,17 @@ class Contact:
     >>> result = fc.Model([block], [pair]).solve()
     >>> f"{result.pair('floor').force[1]:.3g}", result.pair("floor").open
     ('11.8', 0)
+
+    The same block starting 0.01 inside the floor, with the overlap ramped
+    in: the force grows with the load level instead of being whole at the
+    first one (the problem is linear, so it is proportional):
+
+    >>> block = fc.Body("block", mesh.translated((0.0, -0.01)), "P1",
+    ...                 fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=0.0)
+    >>> pair = fc.Contact(block.surface("bottom"), floor, name="floor", interference="shrink")
+    >>> result = fc.Model([block], [pair]).solve(steps=2)
+    >>> [f"{result.at(k).pair('floor').force[1]:.3g}" for k in (0, 1)]
+    ['5.72', '11.4']
     """
 
     slave: SurfaceRef
@@ -100,6 +129,7 @@ class Contact:
     two_pass: bool = False
     penetration_tolerance: float | None = None
     smoothing: str = "auto"
+    interference: object = None
 
     def __post_init__(self):
         if not isinstance(self.slave, SurfaceRef):
@@ -138,6 +168,7 @@ class Contact:
             raise ValueError(f"penalty_factor must be > 0, got {self.penalty_factor}")
         if self.penetration_tolerance is not None and not self.penetration_tolerance >= 0:
             raise ValueError(f"penetration_tolerance must be >= 0, got {self.penetration_tolerance}")
+        interference_amplitude(self.interference)
         for key in ("c_n", "c_t"):
             value = getattr(self, key)
             if value is not None and not (np.isfinite(value) and value > 0):
@@ -203,7 +234,19 @@ class Contact:
                                    friction=self.friction, c_n=back, c_t=back.copy(),
                                    formulation=self.method, penalty=penalty(master),
                                    smoothing=self.smoothing))
-        return out
+        amplitude = interference_amplitude(self.interference)
+        return out if amplitude is None else [_measured(p, system, amplitude) for p in out]
+
+
+def _measured(pair: ContactPair, system, amplitude) -> ContactPair:
+    """``pair`` with its :class:`~fecontact.contact.interference.Interference`: ``g0`` measured
+    on the undeformed pair, itself (so the warnings of its first evaluation are given once)."""
+    interference = Interference.unmeasured(amplitude, pair.n_nodes)
+    pair = replace(pair, interference=interference)
+    X = system.reference_coords()
+    with np.errstate(all="ignore"):          # undefined projections: the model check says so
+        interference.measure(pair_kinematics(pair, system, X, X, 0.0, 0.0))
+    return pair
 
 
 @dataclass(frozen=True)
