@@ -109,10 +109,12 @@ class RunSummary:
     timings : dict or None
         Wall times (seconds) and solver counts.
     reaction : dict or None
-        Reaction forces of the final state per support (static runs).
+        Reaction forces of the final state per support (static runs): the
+        support's name, or ``"<body>.<support>"`` for a name several bodies
+        use (:mod:`fecontact.bodies.support_names`).
     coupling_displacement : dict or None
         Displacement of each force-controlled coupling at the final state
-        (absent for models without couplings).
+        (absent for models without couplings), named like the reactions.
     pairs : list of dict or None
         Per contact pair of the final state: resultant force and moment,
         contact area, peak pressure, open/stick/slip counts
