@@ -287,3 +287,21 @@ def test_a_slave_node_on_the_axis_keeps_its_row(first):
     assert np.all(np.isfinite(A))
     assert np.isclose(revolved_node_integrals(np.array([[0.0, 0.1], [0.0, 0.0]]),
                                               np.array([[0], [1]]))[0, 0], np.pi * 0.1**2 / 3)
+
+
+def test_augmentation_and_node_sizes_use_the_lengths_of_an_axisymmetric_surface():
+    """c_n = E*/h with h the lumped length (not the revolved area): c_n h is the same at every
+    radius; a contact surface with segments on the axis is refused in one line."""
+    import fecontact as fc
+    mesh = _rectangle(0.0, 2.0, 0.0, 0.5, 8, 2)
+    block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=100.0, nu=0.3, plane="axisymmetric"))
+    block.fix("top", y=-1e-3)
+    pair = fc.Contact(block.surface("bottom"), fc.RigidLine(point=(0.0, 0.0), normal=(0.0, 1.0)),
+                      fc.Frictionless(), name="floor")
+    problem = fc.Model([block], [pair]).assemble().problem
+    p = problem.pairs[0]
+    assert p.slave.axisymmetric
+    assert np.allclose(p.c_n * p.slave.length, p.c_n[0] * p.slave.length[0], rtol=1e-12)
+    assert np.array_equal(problem.node_size, p.slave.length)
+    with pytest.raises(ValueError, match="on the axis r = 0"):
+        contact_surface(_axisymmetric(mesh), 0, "left")

@@ -233,6 +233,8 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
         linear, area, W, P, scale = _vertex_multipliers(body, layout, ordered, nodes)
         return ContactSurface(body_index, boundary, nodes, linear, area, W, P, scale)
     verts = np.hstack([ordered[list(piece)] for piece in layout.pieces])
+    if body.axisymmetric:
+        _refuse_axis_facets(body, boundary, verts)
     scalar = cell.element()
     with transient_mapping(body.mesh):
         fb = skfem.FacetBasis(body.mesh, scalar, facets=facets)
@@ -244,6 +246,21 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
         return ContactSurface(body_index, boundary, nodes, verts, length_all[nodes])
     return ContactSurface(body_index, boundary, nodes, verts, area_all[nodes], axisymmetric=True,
                           length=length_all[nodes])
+
+
+def _refuse_axis_facets(body: ElasticBody, boundary: str, segments: np.ndarray) -> None:
+    """A ValueError for segments of an axisymmetric surface that lie on the axis ``r = 0``.
+
+    Such a segment revolves into no surface (area 0): a node all of whose
+    segments lie there would carry a contact row of zero area.
+    """
+    on_axis = np.all(body.node_coords[0, segments] <= 0.0, axis=0)
+    if on_axis.any():
+        x = body.node_coords[:, segments[:, on_axis][0]]
+        raise ValueError(
+            f"body {body.name!r}: surface {boundary!r} has {int(on_axis.sum())} segment(s) on the "
+            f"axis r = 0 (first from {format_point(x[:, 0])}), which revolve into no surface; "
+            "leave the axis out of the contact surface")
 
 
 @contextmanager
