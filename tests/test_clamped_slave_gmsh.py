@@ -350,6 +350,7 @@ def _blocks3d(block_mesh, foundation_mesh, exclude: bool, push: float) -> fc.Mod
 
 
 @pytest.mark.parametrize("push", [0.002, 0.03], ids=["stuck", "sliding"])
+@pytest.mark.slow
 def test_tetrahedral_blocks_mortar_agrees_with_the_surface_without_it(boxes, push, caplog):
     """3D mortar (triangles on triangles): the triangles that touch the clamped corner leave the
     mortar slave surface; the rows and the solution are those of the surface without them."""

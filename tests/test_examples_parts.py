@@ -50,6 +50,7 @@ def _figures_are_numbers(figures):
 
 
 # -- hexahedral block on a tetrahedral block --------------------------------------
+@pytest.mark.slow
 def test_hex_over_tet_gross_sliding_gives_mu(hex_over_tet):
     figures = hex_over_tet["FIGURES"]
     _figures_are_numbers(figures)
@@ -71,6 +72,7 @@ def test_hex_over_tet_gross_sliding_gives_mu(hex_over_tet):
     assert figures["|R + F| / |F| (support vs contact)"]["value"] < 2e-7
 
 
+@pytest.mark.slow
 def test_hex_over_tet_partial_slip_shrinks_the_stick_zone(hex_over_tet):
     status = hex_over_tet["STATUS"]
     assert [s[0] for s in status] == hex_over_tet["LEVELS"]
@@ -87,6 +89,7 @@ def test_hex_over_tet_partial_slip_shrinks_the_stick_zone(hex_over_tet):
     assert fields.points[0, stick].mean() < 0 < fields.points[0, ~stick].mean()
 
 
+@pytest.mark.slow
 def test_hex_over_tet_plot(hex_over_tet, tmp_path):
     hex_over_tet["plot"](tmp_path / "x.png")
     _not_blank(tmp_path / "x.png")

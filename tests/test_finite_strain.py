@@ -429,6 +429,7 @@ def _stuck_pair_turned(material, degrees=90.0, load_steps=3, turn_steps=9):
 
 
 @pytest.mark.parametrize("material", MATERIALS[:1], ids=lambda m: m.name)
+@pytest.mark.slow
 def test_friction_history_is_objective_when_a_stuck_pair_is_turned_90_degrees(material):
     """Pressed and sheared with stuck friction, then turned rigidly together in 10-degree
     increments: no node slips, and the force the held nodes take turns with the bodies

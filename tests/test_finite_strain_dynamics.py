@@ -57,6 +57,7 @@ def test_a_freely_spinning_neo_hookean_square_turns_rigidly_and_conserves_energy
     assert grown > 1.5                         # sqrt(1 + (pi/2)^2) = 1.86 for a pure linear spin
 
 
+@pytest.mark.slow
 def test_a_soft_neo_hookean_disc_bounces_off_a_plane_with_its_energy_kept():
     """The ``impact`` case with a neo-Hookean disc thirty times softer (E = 30): the half-disc
     is flattened by more than a tenth of its radius and leaves the plane; the total energy

@@ -94,6 +94,7 @@ def test_triangles_agree_with_the_triangle_integration():
 
 
 @pytest.mark.parametrize("ns, nm", [(4, 4), (3, 4), (4, 3)])
+@pytest.mark.slow
 def test_quadrilateral_pair_integrals_match_finite_differences(ns, nm):
     rng = np.random.default_rng(10 * ns + nm)
     p = 12

@@ -68,6 +68,7 @@ def _compiled_once() -> None:
     subprocess.run([sys.executable, "-c", "import fecontact.__main__, fecontact.cli"], check=True)
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_whole_files_and_the_next_run_cleans_up(tmp_path):
     """Six runs killed with SIGKILL while they write their steps, at 0 s to 1 s after the
     first result file appears (so whatever the machine's load): only whole files are left."""
