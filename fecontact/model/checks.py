@@ -160,6 +160,8 @@ def contact_findings(problem, places: Places = Places(), tolerances: dict | None
             continue
         tol = tolerances.get(pair.name.removesuffix("-reverse"))
         tol = PENETRATION * diagonal if tol is None else float(tol)
+        if pair.interference is not None:      # the overlap the pair's ramp removes is accepted
+            gap = np.maximum(gap, 0.0)
         deep = -gap > tol
         if np.any(deep):
             i = int(np.argmin(gap))
