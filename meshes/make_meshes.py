@@ -12,7 +12,7 @@ from pathlib import Path
 import gmsh
 
 HERE = Path(__file__).resolve().parent
-MESHES = {"half_disc": 2, "block": 3}
+MESHES = {"half_disc": 2, "block": 3, "sphere_section": 2}
 
 
 def main() -> None:

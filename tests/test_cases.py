@@ -100,6 +100,20 @@ def test_hertz2d_meets_targets(results):
     assert abs(-s["reaction"]["flat"][1] - P) <= 1e-6 * P
 
 
+def test_hertz_axisymmetric_meets_targets(results):
+    """The sphere as a body of revolution (Gmsh section, P1): peak within 1 % of Hertz, contact
+    radius within one element, the load (sum of A_j p_j, revolved areas) equal to the reaction."""
+    r = results("hertz_axisymmetric")
+    s = r.summary
+    assert _metric(r, "peak_pressure")["rel_error"] <= 0.01
+    radius = _metric(r, "contact_radius")
+    assert abs(radius["value"] - radius["reference"]) <= _metric(r, "element_size_at_contact")["value"]
+    P = _metric(r, "load")["value"]
+    assert abs(-s["reaction"]["flat"][1] - P) <= 1e-6 * P
+    pair = s["pairs"][0]
+    assert abs(pair["force"][1] - P) <= 1e-6 * P and pair["moment"] == [0.0, 0.0, 0.0]
+
+
 def test_hertz2d_friction_stick_zone_and_cone(results):
     r = results("hertz2d_friction")
     s = r.summary

@@ -201,8 +201,11 @@ def _radial(model, pair, sl, ref):
     """Distance of each slave node (reference configuration) from the contact axis.
 
     The axis passes through the slave body's mesh ``center`` (or
-    ``reference.center``) along ``reference.axis`` (default ``z``).
+    ``reference.center``) along ``reference.axis`` (default ``z``); on an
+    axisymmetric section it is the axis of revolution (``r = x[0]``).
     """
+    if pair.slave.axisymmetric:
+        return model.problem.X[0, model_slave_nodes(model)[sl]]
     center = np.asarray(ref.get("center", model.case["bodies"][pair.slave.body]["mesh"]
                                 .get("center", [0.0, 0.0, 0.0])), float)
     axis = np.asarray(ref.get("axis", [0.0, 0.0, 1.0]), float)
@@ -235,7 +238,8 @@ def _oscillation(pair: ContactPair, values: np.ndarray, mask: np.ndarray) -> flo
 
 
 def hertz_sphere(model, state, ref: dict) -> dict:
-    """Peak pressure, contact radius, pressure profile and smoothness against Hertz (3D)."""
+    """Peak pressure, contact radius, pressure profile and smoothness against Hertz (3D, or the
+    section of an axisymmetric sphere: its nodal areas are revolved, so ``P`` is the total)."""
     _, pair, sl = _pair_slice(model, ref.get("contact"))
     radius, e_star, _ = _geometry(model, pair, ref)
     r = _radial(model, pair, sl, ref)
@@ -253,11 +257,16 @@ def hertz_sphere(model, state, ref: dict) -> dict:
         "pressure_l2_error": _metric(weighted_l2_error(area, p, hertz.pressure(r))),
         "pressure_oscillation": _metric(_oscillation(pair, p, core) / hertz.peak_pressure),
         "contact_nodes_in_patch": _metric(int(np.sum(status != OPEN))),
-        "element_size_at_contact": _metric(float(np.sqrt(np.median(area[(status != OPEN) & (area > 0)])))),
+        "element_size_at_contact": _metric(float(np.median(_size(pair)[(status != OPEN) & (area > 0)]))),
     }
     if pair.friction.kinetic > 0:
         out["stick_radius"] = _metric(_zone_radius(area, status == STICK))
     return out
+
+
+def _size(pair) -> np.ndarray:
+    """Node sizes of the slave surface: lengths of an axisymmetric section, else ``sqrt(area)``."""
+    return pair.slave.size if pair.slave.axisymmetric else np.sqrt(pair.slave.area)
 
 
 def cattaneo_mindlin_sphere(model, state, ref: dict) -> dict:

@@ -5,7 +5,7 @@ A ``[reference]`` table names a type and the parameters it reads
 built case alone and before anything is solved, that
 
 * the type suits the case: static or dynamic, and its dimension
-  (``hertz_sphere`` needs a 3D case, ``hertz_line`` a 2D one);
+  (``hertz_sphere`` needs a 3D case or an axisymmetric 2D one, ``hertz_line`` a 2D one);
 * every key is a parameter of that type, and the type's required keys are given;
 * vectors have one coordinate per dimension and are not zero, ``stress``
   is a ``dim x dim`` table, ``after`` lies within the run;
@@ -45,6 +45,8 @@ class ReferenceParameters:
         Coefficients its pairs' friction law must have.
     summary : str
         What it compares, for the documentation.
+    axisymmetric : bool
+        Also for a 2D case of axisymmetric bodies (a 3D reference measured on the section).
     """
 
     kind: str
@@ -55,6 +57,7 @@ class ReferenceParameters:
     rigid_master: bool = False
     law: tuple = ()
     summary: str = ""
+    axisymmetric: bool = False
 
 
 #: Parameters of every reference type
@@ -70,7 +73,8 @@ REFERENCE_PARAMETERS = {
         summary="cylinder on a flat pushed sideways: stick zone and shear traction"),
     "hertz_sphere": ReferenceParameters(
         "static", (3,), ("contact", "radius", "center", "axis"),
-        summary="sphere on a flat: peak pressure, contact radius, profile"),
+        summary="sphere on a flat (3D, or axisymmetric): peak pressure, contact radius, profile",
+        axisymmetric=True),
     "cattaneo_mindlin_sphere": ReferenceParameters(
         "static", (3,), ("contact", "radius", "center", "axis", "direction"), friction=True,
         summary="sphere on a flat pushed sideways: stick radius and shear traction"),
@@ -209,6 +213,10 @@ def parameter_findings(model) -> list:
     system = model.problem.system
     analysis = "static" if model.dynamics is None else "dynamic"
     kind = ref.get("type")
+    spec = REFERENCE_PARAMETERS.get(kind)
+    if spec is not None and spec.axisymmetric and system.dim == 2 and system.bodies[0].axisymmetric:
+        return [f"{where}'reference.{k}' is not a parameter of reference type {kind!r} on an "
+                "axisymmetric case (its axis is r = 0)" for k in ("center", "axis") if k in ref]
     out = _type_findings(where, kind, system.dim, analysis)
     if out:
         return out

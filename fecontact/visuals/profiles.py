@@ -45,7 +45,8 @@ def _reference_profiles(summary: dict):
     if kind == "hertz":
         p0 = m["peak_pressure"]["reference"]
         stick = m.get("stick_half_width") or m.get("stick_radius")
-        return dict(a=a, p0=p0, c=None if stick is None else stick.get("reference"), mu=None)
+        return dict(a=a, p0=p0, c=None if stick is None else stick.get("reference"), mu=None,
+                    radial="contact_radius" in m)
     load, half = m["normal_load"]["value"], a
     dim3 = "contact_radius" in m
     p0 = 3 * load / (2 * np.pi * a * a) if dim3 else 2 * load / (np.pi * a)
@@ -131,8 +132,9 @@ def contact_profile(source, step: int = -1):
     axes[0].plot(coord[order], p[order], "o", ms=3, label="fecontact")
     axes[1].plot(coord[order], shear[order], "o", ms=3, label="fecontact")
     if ref is not None:
-        if folder.dim == 2:
+        if folder.dim == 2 and not ref.get("radial"):
             # Hertz: centred at the pressure peak; Cattaneo–Mindlin: on the load axis x = 0
+            # (a sphere's radius on an axisymmetric section: from the axis, as in 3D)
             centre = coord[np.argmax(p)] if ref["c"] is None else 0.0
             r = centre + np.linspace(-ref["a"], ref["a"], 401)
             s = (r - centre) / ref["a"]
