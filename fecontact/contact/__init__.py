@@ -27,5 +27,7 @@ solver's (:mod:`fecontact.solve`).
 * :mod:`.obstacles` -- rigid lines, circles, planes and spheres moving
   with an amplitude, each measuring gap and slip against itself;
 * :mod:`.pairs` -- a contact pair (slave surface, master, friction law,
-  formulation) and its kinematics in global DOF numbering.
+  formulation) and its kinematics in global DOF numbering;
+* :mod:`.interference` -- an initial overlap ramped in: each row's initial
+  gap and the gap shifted by the overlap still allowed.
 """
