@@ -90,10 +90,11 @@ def phrase(message: str, value=msgspec.UNSET) -> str:
         if kind == "str":
             return f"must be a string of {op} {limit} characters{got}"
         return f"must be {op} {_plain(limit)}{got}"
-    typed = re.match(r"Expected `(\w+)`, got `(\w+)`", message)
+    typed = re.match(r"Expected `([\w |]+)`, got `(\w+)`", message)       # a type, or a union
     if typed:
         expected, actual = typed.groups()
-        return f"must be {_TYPES.get(expected, expected)}, got {_GOT.get(actual, actual)}" + (
+        expected = " or ".join(_TYPES.get(kind, kind) for kind in expected.split(" | "))
+        return f"must be {expected}, got {_GOT.get(actual, actual)}" + (
             f" {short(value)}" if value is not msgspec.UNSET else "")
     length = re.match(r"Expected `array` of length (\d+), got (\d+)", message)
     if length:

@@ -350,7 +350,7 @@ def test_case_file_ramps_the_overlap_in(capsys, case_file, tmp_path, interferenc
     ('"shrnk"', ["'contact.0.interference'", "shrink"]),
     ("[[0.0, 0.0], [1.0, 1.5]]", ["'contact.0.interference'", "must lie in [0, 1]"]),
     ("[[1.0, 0.0], [0.0, 1.0]]", ["'contact.0.interference'", "strictly increasing"]),
-    ("0.5", ["'contact.0.interference'"])])
+    ("0.5", ["'contact.0.interference' must be a string or an array, got a number 0.5"])])
 def test_case_file_bad_values_are_one_line(capsys, case_file, interference, words):
     path = case_file(BLOCKS.format(interference=interference, steps=2))
     code, _, err = cli(capsys, "check", path)
