@@ -104,9 +104,9 @@ class Contact:
     >>> f"{result.pair('floor').force[1]:.3g}", result.pair("floor").open
     ('11.8', 0)
 
-    The same block starting 0.01 inside the floor, with the overlap ramped
-    in: the force grows with the load level instead of being whole at the
-    first one (the problem is linear, so it is proportional):
+    The block starting 0.01 inside the floor instead, frictionless, with the
+    overlap ramped in: the force grows with the load level instead of being
+    whole at the first one (the problem is linear, so it is proportional):
 
     >>> block = fc.Body("block", mesh.translated((0.0, -0.01)), "P1",
     ...                 fc.LinearElastic(E=1e3, nu=0.3)).fix("top", x=0.0, y=0.0)
