@@ -102,3 +102,24 @@ def ring_section(path: Path, r_in: float, r_out: float, length: float, h: float,
         gmsh.model.mesh.generate(2)
         gmsh.write(str(path))
     return path
+
+
+def cylinder_flat_quarter(path: Path, size, radius: float, depth: float) -> Path:
+    """3D: the quarter ``x, y >= 0`` of the cylinder of ``radius`` about the z axis, ``-depth <= z <= 0``
+    (the revolved :func:`flat_section`), tetrahedra graded from the origin as the 3D sphere of
+    docs/contact_accuracy_meshes.py (``size``: its ``SphereSize``); boundaries ``xsym``, ``ysym``,
+    ``top`` (z = 0), ``bottom``, ``side``."""
+    from contact_accuracy_meshes import _name_planes
+    with gmsh_model("cylinder_flat") as gmsh:
+        occ = gmsh.model.occ
+        cylinder = occ.addCylinder(0.0, 0.0, -depth, 0.0, 0.0, depth, radius)
+        box = occ.addBox(0.0, 0.0, -depth, radius, radius, depth)
+        (vol,), _ = occ.intersect([(3, cylinder)], [(3, box)])
+        occ.synchronize()
+        _name_planes(gmsh, {(0, 0.0): "xsym", (1, 0.0): "ysym", (2, 0.0): "top", (2, -depth): "bottom",
+                            "other": "side"})
+        gmsh.model.addPhysicalGroup(3, [vol[1]], name="flat")
+        _graded_size(gmsh, _origin(gmsh), size.h_pole, size.h_far, size.fine, size.ramp)
+        gmsh.model.mesh.generate(3)
+        gmsh.write(str(path))
+    return path

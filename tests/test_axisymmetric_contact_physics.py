@@ -28,7 +28,7 @@ except (ImportError, OSError) as error:                      # pragma: no cover
 
 sys.path.insert(0, str(ROOT / "docs"))
 import make_axisymmetric as axi  # noqa: E402
-from axisymmetric_meshes import ring_section  # noqa: E402
+from axisymmetric_meshes import flat_section, ring_section  # noqa: E402
 
 import fecontact as fc  # noqa: E402
 from fecontact.solve.backends import DirectBackend  # noqa: E402
@@ -49,6 +49,29 @@ def test_sphere_on_a_rigid_flat_meets_hertz():
     # the pair's force is the axial total; the revolved contact area about pi a^2
     assert run["pair_force"][0] == 0.0 and np.isclose(run["pair_force"][1], run["load"])
     assert abs(run["pair_area"] / (np.pi * run["contact_radius"] ** 2) - 1.0) < 0.05
+
+
+def test_rigid_ball_indenting_an_elastic_flat_meets_hertz():
+    """A rigid circle of the section centred on the axis is a rigid sphere: pressed 0.1 into the
+    aluminium cylinder (Gmsh section graded from the axis, h = 0.05), Hertz with E* = E/(1 - nu^2)
+    of the flat for the computed load: peak within 1 %, last closed node within one element of a."""
+    from fecontact.references.analytic3d import HertzSphere
+    R, E, nu = axi.SPHERE["R"], axi.FLAT["E"], axi.FLAT["nu"]
+    with tempfile.TemporaryDirectory() as tmp:
+        mesh = fc.load_mesh(flat_section(Path(tmp) / "flat.msh", axi.COARSE))
+    flat = fc.Body("flat", mesh, "P1", fc.LinearElastic(E=E, nu=nu, plane="axisymmetric"))
+    flat.fix("bottom", y=0.0, name="bottom")
+    ball = fc.RigidCircle(center=(0.0, R), radius=R, displacement=(0.0, -0.1))
+    result = fc.Model([flat], [fc.Contact(flat.surface("top"), ball, name="indent")]).solve()
+    assert result.converged
+    c = result.contact("indent")
+    P = float(result.pair("indent").force[1])
+    assert abs(-P - float(result.reaction("bottom")[1])) <= 1e-9 * abs(P)
+    hertz = HertzSphere(abs(P), R, E / (1 - nu**2))
+    assert abs(c.pressure.max() / hertz.peak_pressure - 1) <= 0.01
+    r, closed = c.points[0], c.status != fc.Status.OPEN
+    edge = r[closed].max()
+    assert abs(edge - hertz.contact_radius) <= r[r > edge].min() - edge
 
 
 @pytest.mark.parametrize("formulation", [None, "mortar"])
@@ -125,3 +148,23 @@ def test_sphere_on_an_elastic_flat_meets_hertz(formulation):
     assert abs(run["last_closed_radius"] - run["contact_radius"]) <= run["element_at_edge"]
     assert run["lumped_axial_balance"] <= axi.TARGETS["balance"]
     assert run["balance"] <= 1e-9
+
+
+@pytest.mark.slow
+def test_the_same_sphere_in_3d_agrees():
+    """The quarter model in 3D (tetrahedra, h = 0.1 at the pole, the same cylinder as the flat)
+    against the axisymmetric sections: the load within 2 % of the section meshed with the 3D
+    sizes and 3 % of the fine one (linear tetrahedra are stiffer than linear triangles, and the
+    sections' load falls with h), the contact radius within 2 %, the peak within the 3D model's
+    own error against Hertz (5 %)."""
+    three = axi.sphere_3d()
+    same_sizes = axi.solve_sphere("elastic", axi.AS_3D, "node_to_segment")
+    fine = axi.solve_sphere("elastic", axi.SECTION, "node_to_segment")
+    assert three["converged"] and same_sizes["converged"] and fine["converged"]
+    assert abs(three["load"] / same_sizes["load"] - 1) <= 0.02
+    assert abs(three["load"] / fine["load"] - 1) <= 0.03
+    radius = [run["contact_radius"] * (1 + run[key]) for run, key in
+              ((three, "radius_error"), (fine, "radius_error_area"))]
+    assert abs(radius[0] / radius[1] - 1) <= 0.02
+    peak = [run["peak_pressure"] * (1 + run["peak_error"]) for run in (three, fine)]
+    assert abs(peak[0] / peak[1] - 1) <= 0.05
