@@ -125,7 +125,7 @@ def references_table() -> list:
         needs = (["friction (mu > 0)"] if spec.friction else []) + \
             (["a rigid line or plane master"] if spec.rigid_master else []) + \
             ([f"a law with {', '.join(spec.law)}"] if spec.law else [])
-        dims = "/".join(f"{d}D" for d in spec.dims)
+        dims = "/".join(f"{d}D" for d in spec.dims) + (", axisymmetric 2D" if spec.axisymmetric else "")
         lines.append(f"| `{name}` | {spec.kind}, {dims} | {keys} | {'; '.join(needs) or '–'} "
                      f"| {spec.summary} |")
     return lines + [""]
