@@ -222,7 +222,8 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
     gap = slip = None
     weight = np.zeros(x_s1.shape[0])
     if radius is not None:
-        own = np.where(first[:, None], revolved_dual(radius)[:, 0], revolved_dual(radius)[:, 1])
+        dual = revolved_dual(radius)                                   # (p, 2, 2)
+        own = np.where(first[:, None], dual[:, 0], dual[:, 1])          # the node's row
     for g in GAUSS:
         eta = lo + span * g
         shape = _where(first, 1.0 - eta, eta)

@@ -307,7 +307,8 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length, radius
     points, weights = _gauss()
     copies = points.size
     if radius is not None:
-        own = np.where(first[:, None], revolved_dual(radius)[:, 0], revolved_dual(radius)[:, 1])
+        dual = revolved_dual(radius)                                   # (p, 2, 2)
+        own = np.where(first[:, None], dual[:, 0], dual[:, 1])          # the node's row
         radius, own = np.concatenate([radius] * copies), np.concatenate([own] * copies)
     coords, coords0, coef, tangent0, first, length = (np.concatenate([a] * copies) for a in (
         coords, coords0, coef, tangent0, first, length))
