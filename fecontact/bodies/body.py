@@ -233,8 +233,8 @@ class ElasticBody:
     @cached_property
     def basis(self) -> skfem.Basis:
         """Vector basis of the displacement, built on first access."""
-        elem = self.kind.cell(self.dim).element
-        return skfem.Basis(self.mesh, skfem.ElementVector(elem()))
+        cell = self.kind.cell(self.dim)
+        return skfem.Basis(self.mesh, skfem.ElementVector(cell.element()), intorder=cell.intorder)
 
     def element_basis(self, elements: np.ndarray) -> skfem.Basis:
         """The vector basis on some of the elements (a rank's share), in the whole body's DOF layout.
@@ -243,8 +243,9 @@ class ElasticBody:
         ----------
         elements : ndarray of int, shape (k,), k >= 1
         """
-        elem = self.kind.cell(self.dim).element
-        return skfem.Basis(self.mesh, skfem.ElementVector(elem()), elements=elements)
+        cell = self.kind.cell(self.dim)
+        return skfem.Basis(self.mesh, skfem.ElementVector(cell.element()), elements=elements,
+                           intorder=cell.intorder)
 
     @property
     def is_linear_simplex(self) -> bool:

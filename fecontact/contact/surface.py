@@ -196,7 +196,10 @@ def _vertex_multipliers(body: ElasticBody, layout: FacetLayout, quad: np.ndarray
     measure = np.array([_piece_measure(body.node_coords, p) for p in pieces])      # (k, n_facets)
     local = np.searchsorted(nodes, quad)                                            # (size, n_facets)
     n = nodes.size
-    W_facet = measure.sum(axis=0)[:, None, None] * np.array(layout.vertex_weights)  # (n_f, c, size)
+    if layout.weights is not None:                                                  # (n_f, c, size)
+        W_facet = layout.weights(body.node_coords[:, quad[:layout.corners]])
+    else:
+        W_facet = measure.sum(axis=0)[:, None, None] * np.array(layout.vertex_weights)
     rows = np.broadcast_to(local[:layout.corners].T[:, :, None], W_facet.shape)
     cols = np.broadcast_to(local.T[:, None, :], W_facet.shape)
     W = sp.csr_matrix((W_facet.ravel(), (rows.ravel(), cols.ravel())), shape=(n, n))

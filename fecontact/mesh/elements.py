@@ -34,6 +34,7 @@ import numpy as np
 import skfem
 
 from .dof_nodes import edge_nodes, face_nodes, face_nodes_of, interior_nodes, midpoint_nodes
+from .facet_weights import quad8_vertex_weights
 from .file_meshes import MeshHex20, MeshHex27, MeshQuad8, MeshQuad9, MeshTet10, MeshTri6
 
 __all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "ALIASES", "register", "element_kind",
@@ -72,6 +73,14 @@ class FacetLayout:
         a flat facet: the contact multipliers then live on the vertices and
         the midside nodes carry none.  ``None`` where every node carries
         its own multiplier.
+    weights : callable or None
+        ``weights(corners) -> ndarray (n, corners, size)``: ``W[v][j]`` of
+        ``n`` facets integrated on their own geometry, given the
+        coordinates of their vertices (shape ``(dim, corners, n)``); for
+        layouts whose facets are not affine images of one reference (eight-node
+        quadrilaterals, :func:`fecontact.mesh.facet_weights.quad8_vertex_weights`).
+        ``None``: ``vertex_weights`` times the facet's measure (exact on
+        flat triangles).
     """
 
     element: type
@@ -81,6 +90,7 @@ class FacetLayout:
     pieces: tuple[tuple[int, ...], ...]
     midsides: tuple[tuple[int, int, int], ...] = ()
     vertex_weights: tuple[tuple[float, ...], ...] | None = None
+    weights: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,12 @@ class Cell:
     nodes_per_vertex : float
         About how many DOF nodes a mesh of this type has per vertex (1 for
         vertex-only kinds): the memory estimate of case files.
+    intorder : int or None
+        Polynomial order of the quadrature of a body's basis; ``None``:
+        scikit-fem's default (twice the element's degree, 7 x 7 x 7 points
+        for the 27-node hexahedron).  The quadratic quadrilaterals and
+        hexahedra use 5: 3 Gauss points per direction, the full integration
+        of Abaqus' CPE8 and C3D20/C3D27.
     """
 
     mesh: type
@@ -118,6 +134,7 @@ class Cell:
     facets: FacetLayout
     defaults: tuple[type, ...] = ()
     nodes_per_vertex: float = 1.0
+    intorder: int | None = None
 
     @property
     def dim(self) -> int:
@@ -399,14 +416,16 @@ def _quad9_facet(mesh: skfem.Mesh, facets: np.ndarray, verts: np.ndarray) -> np.
 _QUAD_MIDSIDES = ((4, 0, 1), (5, 1, 2), (6, 2, 3), (7, 3, 0))
 # eight-node quadrilateral faces: four corner triangles and the inner quadrilateral of the
 # midside nodes as two triangles; int L_v N_j dA / |Q| on a flat parallelogram (the corner
-# functions integrate to -1/12 of it): 0 for the vertex itself, -1/36 for the other vertices,
+# functions integrate to -1/12 of it; on other faces the weights are integrated on the face):
+# 0 for the vertex itself, -1/36 for the other vertices,
 # 4/36 for the two adjacent midside nodes and 2/36 for the two others; every row sums to 1/4
 _QUAD8 = FacetLayout(
     skfem.ElementQuadS2, 8, 4, _quad8_facet,
     ((0, 4, 7), (4, 1, 5), (5, 2, 6), (6, 3, 7), (4, 5, 7), (5, 6, 7)), _QUAD_MIDSIDES,
     tuple(tuple(w / 36.0 for w in row)
           for row in ((0, -1, -1, -1, 4, 2, 2, 4), (-1, 0, -1, -1, 4, 4, 2, 2),
-                      (-1, -1, 0, -1, 2, 4, 4, 2), (-1, -1, -1, 0, 2, 2, 4, 4))))
+                      (-1, -1, 0, -1, 2, 4, 4, 2), (-1, -1, -1, 0, 2, 2, 4, 4))),
+    quad8_vertex_weights)
 # nine-node quadrilateral faces: four bilinear quadrilaterals around the centre; the shape
 # functions integrate to 1/36, 1/9 and 4/9 of the face, so every node carries its multiplier
 _QUAD9 = FacetLayout(
@@ -415,15 +434,15 @@ _QUAD9 = FacetLayout(
 
 Q2 = register(ElementKind(
     "Q2", (Cell(skfem.MeshQuad1, skfem.ElementQuad2, "quad9", _quad9, _SEGMENT3,
-                (skfem.MeshQuad2, MeshQuad9), nodes_per_vertex=4.0),
+                (skfem.MeshQuad2, MeshQuad9), nodes_per_vertex=4.0, intorder=5),
            Cell(skfem.MeshHex1, skfem.ElementHex2, "hexahedron27", _hexahedron27, _QUAD9,
-                (skfem.MeshHex2, MeshHex27), nodes_per_vertex=8.0)),
+                (skfem.MeshHex2, MeshHex27), nodes_per_vertex=8.0, intorder=5)),
     quadratic=True, aliases=("Q9",),
     description="biquadratic 9-node quadrilaterals and triquadratic 27-node hexahedra"))
 Q2S = register(ElementKind(
     "Q2S", (Cell(skfem.MeshQuad1, skfem.ElementQuadS2, "quad8", _facet_midpoints, _SEGMENT3,
-                 (MeshQuad8,), nodes_per_vertex=3.0),
+                 (MeshQuad8,), nodes_per_vertex=3.0, intorder=5),
             Cell(skfem.MeshHex1, skfem.ElementHexS2, "hexahedron20", _hexahedron20, _QUAD8,
-                 (MeshHex20,), nodes_per_vertex=4.0)),
+                 (MeshHex20,), nodes_per_vertex=4.0, intorder=5)),
     quadratic=True, aliases=("Q8",),
     description="serendipity 8-node quadrilaterals and 20-node hexahedra"))
