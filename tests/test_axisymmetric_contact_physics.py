@@ -7,6 +7,7 @@ of the ``(r, z)`` half plane (docs/make_axisymmetric.py builds the same models f
   interface meshes (mortar), and the total radial force ``2 pi b L p``;
 - a ring squeezed along the axis with its section held radially: ``F / (2 pi R_m)`` tends to the
   plane-strain force per unit length as ``R_m`` grows;
+- the pull-out force of the press fit with Coulomb friction: mu times the total radial force;
 - the assembled Jacobian of axisymmetric mortar pairs (straight and smoothed, frictionless and
   Coulomb with stick and slip) against central differences of the residual.
 """
@@ -97,6 +98,33 @@ def test_ring_held_radially_tends_to_plane_strain():
     assert near[1] < 1e-4 and near[1] < 0.1 * near[0]
     free = axi.oring(100.0, **kw)["force_per_length"] / plane - 1
     assert free < -0.01
+
+
+def test_pull_out_force_is_mu_times_the_total_radial_force():
+    """The press fit with Coulomb friction (mu = 0.2), the shaft pushed along the axis until every
+    node slips: the axial contact force is mu times the total radial force F_r = 2 pi int r p ds
+    (to the mortar's weighting of the tangential tractions, 1e-3), and the push's reaction
+    balances it."""
+    b, c, delta, L = (axi.FIT[k] for k in ("b", "c", "delta", "length"))
+    material = fc.LinearElastic(E=axi.FIT["E"], nu=axi.FIT["nu"], plane="axisymmetric")
+    with tempfile.TemporaryDirectory() as tmp:
+        shaft = fc.Body("shaft", fc.load_mesh(ring_section(Path(tmp) / "s.msh", 0.0, b + delta / 2, L,
+                                                           0.1, 0.04, "outer")), "P1", material)
+        hub = fc.Body("hub", fc.load_mesh(ring_section(Path(tmp) / "h.msh", b - delta / 2, c, L, 0.1,
+                                                       0.03, "inner")), "P1", material)
+    push = fc.Amplitude(times=(0.0, 1.0, 2.0), values=(0.0, 0.0, 1.0))
+    shaft.fix("top", y=2e-3, amplitude=push, name="push")
+    hub.fix("bottom", y=0.0, name="hub-bottom")
+    mu = 0.2
+    pair = fc.Contact(hub.surface("inner"), shaft.surface("outer"), fc.Coulomb(mu), name="fit",
+                      penetration_tolerance=4 * delta)
+    result = fc.Model([shaft, hub], [pair]).solve(levels=[1.0, 1.5, 2.0])
+    assert result.converged
+    fit = result.pair("fit")
+    assert fit.slip > 0 and fit.stick == 0 and fit.open == 0
+    F_r, F_z = fit.force
+    assert abs(F_z / (mu * F_r) - 1) <= 1e-3
+    assert abs(float(result.reaction("push")[1]) / F_z - 1) <= 1e-3
 
 
 def _jacobian_check(model, levels):
