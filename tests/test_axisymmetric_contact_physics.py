@@ -3,6 +3,8 @@ of the ``(r, z)`` half plane (docs/make_axisymmetric.py builds the same models f
 
 - a sphere on a rigid flat (Hertz): peak pressure, contact radius, and the axial force
   ``2 pi int r p ds`` against the support's reaction;
+- a rigid circle centred on the axis (a rigid ball) indenting an elastic flat (Hertz);
+- slow: the sphere on an elastic flat (mortar and node-to-segment), and the same problem in 3D;
 - a press fit of a long shaft in a long hub (``eps_z = 0``) against Lamé, with non-matching
   interface meshes (mortar), and the total radial force ``2 pi b L p``;
 - a ring squeezed along the axis with its section held radially: ``F / (2 pi R_m)`` tends to the
