@@ -179,3 +179,34 @@ def test_pfc_export_of_a_frictional_increment_on_quadratic_hexahedra(element):
     sol = solve_ssn(problem)
     assert sol.converged
     assert np.linalg.norm(sol.r - fe["r"]) <= 1e-6 * np.linalg.norm(fe["r"])
+
+
+@pytest.mark.parametrize("name,dim", [("Q2", 2), ("Q2S", 2), ("Q2", 3), ("Q2S", 3)])
+def test_every_node_of_a_written_cell_is_where_vtk_puts_that_node(name, dim):
+    """VTK's own parametric coordinates of the quadratic cell (vtkQuadraticQuad, vtkBiQuadraticQuad,
+    vtkQuadraticHexahedron, vtkTriQuadraticHexahedron) mapped by the cell's corners give the position
+    of every node of the connectivity: the node order is VTK's, for hexahedra of either
+    orientation."""
+    vtk = pytest.importorskip("vtk")
+    cell = KINDS[name].cell(dim)
+    cls = {"quad8": vtk.vtkQuadraticQuad, "quad9": vtk.vtkBiQuadraticQuad,
+           "hexahedron20": vtk.vtkQuadraticHexahedron,
+           "hexahedron27": vtk.vtkTriQuadraticHexahedron}[cell.vtk]()
+    coords = cls.GetParametricCoords()
+    pc = np.array([coords[3 * i:3 * i + 3] for i in range(cls.GetNumberOfPoints())])[:, :dim]
+    rng = np.random.default_rng(3)
+    if dim == 2:
+        meshes = [skfem.MeshQuad1.init_tensor(np.linspace(0, 1, 3), np.linspace(0, 2, 3))]
+    else:
+        axes = [np.array([0.0, 0.75, 1.5])] * 3
+        meshes = [skfem.MeshHex1.init_tensor(*axes), box(0.0, 1.5, 0.0, 1.5, 0.0, 1.5, 2, 2, 2, "hex")]
+    for mesh in meshes:
+        p = mesh.p + rng.uniform(-0.05, 0.05, mesh.p.shape)      # distorted, straight-sided
+        mesh = type(mesh)(p, mesh.t)
+        body = ElasticBody.create("b", mesh, name, Material(E=1.0, nu=0.3))
+        nodes = body.node_coords[:, cell.connectivity(mesh)]    # (dim, k, n_elements)
+        corners = nodes[:, :2 ** dim]                          # VTK's corner order
+        ref = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0],
+                        [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], float)[:2 ** dim, :dim]
+        hats = np.prod(np.where(ref[None, :, :] == 1, pc[:, None, :], 1 - pc[:, None, :]), axis=2)
+        np.testing.assert_allclose(nodes, np.einsum("kc,dcn->dkn", hats, corners), atol=1e-12)
