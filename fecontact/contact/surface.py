@@ -413,3 +413,17 @@ def mortar_surface(surface: ContactSurface, clamped: np.ndarray, coords: np.ndar
     length = None if surface.length is None else left(surface.length, False)
     return replace(surface, facets=surface.facets[:, ~removed],
                    area=left(surface.area, surface.axisymmetric), length=length)
+
+
+def on_axis(surface: ContactSurface, body: ElasticBody) -> np.ndarray:
+    """Which nodes of a surface lie on the axis ``r = 0`` of an axisymmetric body, shape (n,) of bool.
+
+    Those nodes carry no shear traction (symmetry): the friction laws release
+    them (:class:`fecontact.friction.batch.FrictionBatch`).  All False for a
+    surface that is not axisymmetric.
+    """
+    if not surface.axisymmetric:
+        return np.zeros(surface.nodes.size, dtype=bool)
+    r = body.node_coords[0, surface.nodes]
+    size = float(np.ptp(body.node_coords, axis=1).max()) or 1.0
+    return r <= 1e-9 * size

@@ -26,10 +26,18 @@ class FrictionBatch:
         One law per pair.
     slices : tuple of slice
         The rows of each pair in the node batch.
+    released : ndarray of bool, shape (m,), optional
+        Rows that carry no tangential traction whatever their law: the
+        slave nodes of a body of revolution on its axis ``r = 0``, where the
+        shear traction vanishes by symmetry (their radial slip is fixed by
+        the axis supports of both sides, so a stick condition there would be
+        a singular row).  Their return map gives ``F = 0`` with zero
+        derivatives, so the residual holds ``lam_t = 0``.
     """
 
     laws: tuple
     slices: tuple
+    released: np.ndarray | None = None
 
     def __post_init__(self):
         if not self.laws:                  # no contact pair: one frictionless law on no rows
@@ -41,9 +49,19 @@ class FrictionBatch:
 
     def return_map(self, trial: np.ndarray, lam_hat: np.ndarray, slip: np.ndarray, dt: float,
                    start: FrictionStart) -> FrictionResponse:
-        """Each pair's :meth:`FrictionLaw.return_map` on its rows, joined (shapes as there, m = all nodes)."""
-        return concatenate([law.return_map(trial[s], lam_hat[s], slip[s], dt, start.take(s))
-                            for law, s in zip(self.laws, self.slices)])
+        """Each pair's :meth:`FrictionLaw.return_map` on its rows, joined (shapes as there, m = all nodes);
+        zero on the :attr:`released` rows."""
+        response = concatenate([law.return_map(trial[s], lam_hat[s], slip[s], dt, start.take(s))
+                                for law, s in zip(self.laws, self.slices)])
+        if self.released is None or not self.released.any():
+            return response
+        keep = ~self.released
+        return FrictionResponse(traction=response.traction * keep[:, None],
+                                d_trial=response.d_trial * keep[:, None, None],
+                                d_normal=response.d_normal * keep[:, None],
+                                d_slip=response.d_slip * keep[:, None, None],
+                                sliding=response.sliding & keep,
+                                coefficient=response.coefficient * keep)
 
     def next_state(self, state: np.ndarray, response: FrictionResponse,
                    closed: np.ndarray) -> np.ndarray:

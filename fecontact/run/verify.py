@@ -92,7 +92,8 @@ internal, external, coupling and contact force norms):
   for smooth laws whose traction lies inside the cone, the distance to the
   cone ``||lam_t| - mu lam_n|`` with the law's sliding coefficient
   (:meth:`~fecontact.friction.base.FrictionLaw.coefficient`: ``mu_k``, or
-  ``mu(v)`` at the slip rate).
+  ``mu(v)`` at the slip rate).  A node on the axis of a body of revolution
+  carries no shear traction (symmetry): there the measure is ``|lam_t|``.
 
 A result passes when every measure is at most ``tolerance`` (1e-6, a
 thousand times the Newton tolerance).
@@ -339,6 +340,9 @@ def _friction_violation(problem, lam, slip, lam0, dt, h, p):
         off_cone = 0.0 if law.smooth else np.abs(tnorm[s] - mu * lam_n[s])
         slide = np.where(sliding[s], np.maximum(misaligned, off_cone), 0.0)
         out[s] = np.where(closed, np.maximum(excess, slide), tnorm[s]) / p
+    released = problem.friction.released          # nodes on an axis of revolution: lam_t = 0
+    if released is not None:
+        out[released] = tnorm[released] / p
     return out
 
 

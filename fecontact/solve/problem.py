@@ -42,7 +42,7 @@ from ..bodies.system import BulkSystem
 from ..contact.closing import slip_before_contact
 from ..contact.kinematics3d import reference_directions
 from ..contact.pairs import PairKinematics, empty_kinematics, pair_kinematics, stack
-from ..contact.surface import ContactSurface
+from ..contact.surface import ContactSurface, on_axis
 from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, alart_curnier,
                         augmented_normal)
 from .bulk import BulkTerms, StaticBulk
@@ -165,7 +165,9 @@ class ContactProblem:
         bounds = np.cumsum([0] + [p.n_nodes for p in self.pairs])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.X = self.system.reference_coords()
-        self.friction = FrictionBatch(tuple(p.friction for p in self.pairs), tuple(self.slices))
+        axis = [on_axis(p.slave, self.system.bodies[p.slave.body]) for p in self.pairs]
+        self.friction = FrictionBatch(tuple(p.friction for p in self.pairs), tuple(self.slices),
+                                      np.concatenate(axis) if axis else None)
         self.static_bulk = StaticBulk(self.system)
         # reduced unknowns that contact can ever touch (slave and master surface DOFs)
         nodes = []
