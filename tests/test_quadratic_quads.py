@@ -278,3 +278,45 @@ def test_hertz2d_on_gmsh_quadratic_quadrilaterals(tmp_path, cell):
     assert result.summary["converged"]
     assert metrics["peak_pressure"]["rel_error"] <= 0.01
     assert metrics["contact_half_width"]["rel_error"] <= 0.01
+
+
+CASE = """
+[[bodies]]
+name = "plate"
+element = "{element}"
+mesh = {{ file = "{mesh}" }}
+material = {{ E = 200.0, nu = 0.3, plane = "plane_strain" }}
+dirichlet = [{{ boundary = "top", component = "y", value = -0.01 }}, {{ boundary = "left", component = "x" }}]
+
+[[contact]]
+slave = {{ body = "plate", boundary = "bottom" }}
+master = {{ obstacle = "line", point = [0.0, 0.0], normal = [0.0, 1.0] }}
+
+[steps]
+count = 1
+"""
+
+
+@pytest.mark.parametrize("cell,element", [("quad8", "Q8"), ("quad9", "Q2")])
+def test_case_files_take_the_quadratic_kinds_and_their_aliases(plates, cell, element, tmp_path):
+    """A case file names the element (here the alias Q8 or the name Q2) on a Gmsh file of its cells:
+    the body is of the kind, and the pair's force and peak pressure in summary.json are the exact
+    plane-strain E' * strain (the case's plate is 2 wide)."""
+    from fecontact.case.build import build_model
+    from fecontact.run.static import run
+
+    path = tmp_path / "plate.toml"
+    path.write_text(CASE.format(element=element, mesh=plates[cell].as_posix()))
+    assert build_model(fc.load_case(path)).problem.system.bodies[0].element == CELLS[cell][0]
+    result = run(path, tmp_path / "run")
+    assert result.summary["converged"]
+    pair = result.summary["pairs"][0]
+    assert pair["force"][1] == pytest.approx(2.0 * 200.0 / (1 - 0.3**2) * 0.01, rel=1e-9)
+    assert pair["max_pressure"] == pytest.approx(200.0 / (1 - 0.3**2) * 0.01, rel=1e-9)
+
+
+def test_a_six_node_triangle_file_keeps_p2():
+    """The rule is the same for the quadratic triangles of the bundled half disc: P2 unless asked."""
+    material = fc.LinearElastic(E=1e4, nu=0.3)
+    assert fc.Body("disc", ROOT / "meshes" / "half_disc_p2.msh", material=material).part.element == "P2"
+    assert fc.Body("disc", ROOT / "meshes" / "half_disc_p2.msh", "P1", material).part.element == "P1"
