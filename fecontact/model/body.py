@@ -91,9 +91,14 @@ class Body:
         and elements), a meshio mesh, or a mesh file (Gmsh physical groups
         become named boundaries and subdomains).
     element : str or skfem element, optional
-        ``"P1"``, ``"P2"`` (triangles, tetrahedra) or ``"Q1"``
-        (quadrilaterals, hexahedra), or the matching scikit-fem element;
-        default ``"P2"`` on a quadratic mesh, else ``"P1"`` or ``"Q1"``.
+        ``"P1"``, ``"P2"`` (triangles, tetrahedra), ``"Q1"``, ``"Q2"``
+        (9-node quadrilaterals, 27-node hexahedra; alias ``"Q9"``) or
+        ``"Q2S"`` (serendipity 8-node quadrilaterals, 20-node hexahedra;
+        alias ``"Q8"``), or the matching scikit-fem element
+        (``skfem.ElementQuad2()``, ``skfem.ElementQuadS2()``, ...); default:
+        the mesh's own, so a quadratic mesh keeps its quadratic element
+        (``"P2"``, ``"Q2"`` or ``"Q2S"``), else ``"P1"`` or ``"Q1"``.
+        ``"P1"`` or ``"Q1"`` on a quadratic mesh uses its vertices.
     material : Material or dict of str to Material
         :func:`fecontact.LinearElastic`; or one material per subdomain name
         of the mesh (covering every element once).
