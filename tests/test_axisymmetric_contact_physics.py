@@ -9,6 +9,7 @@ of the ``(r, z)`` half plane (docs/make_axisymmetric.py builds the same models f
   interface meshes (mortar), and the total radial force ``2 pi b L p``;
 - a ring squeezed along the axis with its section held radially: ``F / (2 pi R_m)`` tends to the
   plane-strain force per unit length as ``R_m`` grows;
+- the press fit ramped in by ``interference="shrink"``;
 - the pull-out force of the press fit with Coulomb friction: mu times the total radial force;
 - the assembled Jacobian of axisymmetric mortar pairs (straight and smoothed, frictionless and
   Coulomb with stick and slip) against central differences of the residual.
@@ -100,6 +101,21 @@ def test_ring_held_radially_tends_to_plane_strain():
     assert near[1] < 1e-4 and near[1] < 0.1 * near[0]
     free = axi.oring(100.0, **kw)["force_per_length"] / plane - 1
     assert free < -0.01
+
+
+def test_press_fit_ramped_in_follows_lame():
+    """The same press fit with the overlap ramped in (``interference="shrink"``): at t = 0.5 and 1
+    every nodal pressure within 1 % of t times Lamé's pressure."""
+    with tempfile.TemporaryDirectory() as tmp:
+        model, _ = axi.press_fit_model(0.04, 0.03, Path(tmp))
+    slave, master = model.contacts[0].slave, model.contacts[0].master
+    pair = fc.Contact(slave, master, fc.Frictionless(), name="fit", interference="shrink")
+    result = fc.Model(model.bodies, [pair]).solve(levels=[0.5, 1.0])
+    assert result.converged
+    lame = axi.lame_pressure(*(axi.FIT[k] for k in ("E", "nu", "b", "c", "delta")))
+    for k, t in enumerate((0.5, 1.0)):
+        p = result.at(k).contact("fit").pressure
+        assert np.abs(p / (t * lame) - 1).max() <= axi.TARGETS["fit"]
 
 
 def test_pull_out_force_is_mu_times_the_total_radial_force():
