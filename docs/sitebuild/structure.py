@@ -55,6 +55,7 @@ PLAN = [
                     ("Benchmarks", "benchmarks.md"),
                     ("Patch test", "patch_test.md"),
                     ("Contact accuracy", "contact_accuracy.md"),
+                    ("Quadratic quadrilaterals", "quadratic_elements.md"),
                     ("Axisymmetric contact", "axisymmetric.md"),
                     ("Ironing", "ironing.md"),
                     ("Dynamics", "dynamics.md"),
