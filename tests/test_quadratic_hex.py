@@ -38,7 +38,8 @@ from fecontact.mesh.elements import KINDS  # noqa: E402
 #: Gmsh cell -> the element kind a body on it gets, Gmsh's SecondOrderIncomplete
 CELLS = {"hexahedron20": ("Q2S", 1), "hexahedron27": ("Q2", 0)}
 #: the cells of the solving tests; the 27-node one is slow (the default run has the Q2 hexahedron
-#: on distorted structured meshes in tests/test_element_kinds.py)
+#: on distorted structured meshes in tests/test_element_kinds.py and its node order here, in
+#: test_every_node_of_a_written_cell_is_where_vtk_puts_that_node)
 SOLVED = [pytest.param("hexahedron20"), pytest.param("hexahedron27", marks=pytest.mark.slow)]
 SIDES = {"bottom": (2, 0.0), "top": (2, 1.0), "left": (0, 0.0), "right": (0, 2.0),
          "front": (1, 0.0), "back": (1, 1.0)}
@@ -72,7 +73,7 @@ def blocks(tmp_path_factory):
     return {cell: block_file(folder / f"block_{cell}.msh", cell) for cell in CELLS}
 
 
-@pytest.mark.parametrize("cell", list(CELLS))
+@pytest.mark.parametrize("cell", SOLVED)
 def test_a_quadratic_hexahedron_file_keeps_its_element_and_every_node(blocks, cell, tmp_path):
     """A Gmsh hexahedron20/27 file given as a path: the quadratic element, the file's nodes one for
     one as DOF nodes, and a VTU with every node and cell of the file, measured right by VTK."""
@@ -160,7 +161,7 @@ def test_quadratic_hexahedra_of_either_orientation_are_written_right_side_out(na
         np.testing.assert_allclose(volume, 0.75**3, rtol=1e-12)
 
 
-@pytest.mark.parametrize("element", ["Q2S", "Q2"])
+@pytest.mark.parametrize("element", ["Q2S", pytest.param("Q2", marks=pytest.mark.slow)])
 def test_pfc_export_of_a_frictional_increment_on_quadratic_hexahedra(element):
     """The quadratic block of tests/data/block3d_p2.toml on 20- and 27-node hexahedra, pressed on a
     rigid plane and sheared with Coulomb friction: its second increment as PFC(M, H, q, b, mu) is
@@ -210,3 +211,30 @@ def test_every_node_of_a_written_cell_is_where_vtk_puts_that_node(name, dim):
                         [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], float)[:2 ** dim, :dim]
         hats = np.prod(np.where(ref[None, :, :] == 1, pc[:, None, :], 1 - pc[:, None, :]), axis=2)
         np.testing.assert_allclose(nodes, np.einsum("kc,dcn->dkn", hats, corners), atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Q2S", "Q2"])
+def test_neo_hookean_hexahedra_in_homogeneous_compression(name):
+    """Finite strain: a unit cube of quadratic hexahedra pressed by 10 % onto a rigid frictionless
+    plane (free sides) stretches homogeneously, lambda_z = 0.9 and lambda_x = lambda_y from
+    P_xx = 0; the top force is P_zz with P = mu (F - F^-T) + lam ln J F^-T."""
+    import scipy.optimize
+
+    E, nu, lam_z = 100.0, 0.3, 0.9
+    mu, lam = E / (2 * (1 + nu)), E * nu / ((1 + nu) * (1 - 2 * nu))
+
+    def nominal(lt, lz):
+        J = lt * lt * lz
+        return mu * (lt - 1 / lt) + lam * np.log(J) / lt, mu * (lz - 1 / lz) + lam * np.log(J) / lz
+
+    lam_t = scipy.optimize.brentq(lambda lt: nominal(lt, lam_z)[0], 1.0, 1.5, xtol=1e-15)
+    cube = fc.Body("cube", box(0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 2, 2, 2, "hex"), name,
+                   fc.NeoHookean(E=E, nu=nu))
+    cube.fix("top", z=lam_z - 1.0).fix(point=(0.0, 0.0, 1.0), x=0.0, y=0.0).fix(point=(1.0, 0.0, 1.0), y=0.0)
+    plane = fc.RigidPlane(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0))
+    result = fc.Model([cube], [fc.Contact(cube.surface("bottom"), plane, fc.Frictionless())]).solve(steps=2)
+    assert result.converged
+    assert result.reaction("top")[2] == pytest.approx(nominal(lam_t, lam_z)[1], rel=1e-8)
+    u, x = result.body_displacement("cube"), cube.part.node_coords
+    np.testing.assert_allclose(u[0] - u[0][0], (lam_t - 1.0) * (x[0] - x[0][0]), atol=1e-9)
