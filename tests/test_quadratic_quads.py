@@ -315,8 +315,22 @@ def test_case_files_take_the_quadratic_kinds_and_their_aliases(plates, cell, ele
     assert pair["max_pressure"] == pytest.approx(200.0 / (1 - 0.3**2) * 0.01, rel=1e-9)
 
 
-def test_a_six_node_triangle_file_keeps_p2():
-    """The rule is the same for the quadratic triangles of the bundled half disc: P2 unless asked."""
+def test_six_node_triangle_and_ten_node_tetrahedron_files_keep_p2():
+    """The rule is the same for the bundled quadratic triangles and tetrahedra: P2 unless asked."""
     material = fc.LinearElastic(E=1e4, nu=0.3)
     assert fc.Body("disc", ROOT / "meshes" / "half_disc_p2.msh", material=material).part.element == "P2"
     assert fc.Body("disc", ROOT / "meshes" / "half_disc_p2.msh", "P1", material).part.element == "P1"
+    # the file's nodes are the DOF nodes one for one: exactly on the straight box of ten-node
+    # tetrahedra; on the disc, whose arc midside nodes Gmsh put on the arc, within the chord's
+    # sagitta (l^2 / 8R, l <= 0.1 here)
+    for name, tolerance in (("block_p2.msh", 1e-12), ("half_disc_p2.msh", 0.1**2 / 8)):
+        source = meshio.read(ROOT / "meshes" / name)
+        body = fc.Body("b", ROOT / "meshes" / name, material=material)
+        node = file_dof_nodes(source, body.mesh)
+        assert body.part.element == "P2"
+        assert np.array_equal(np.sort(node), np.arange(body.part.n_nodes))
+        dim = body.dim
+        distance = np.linalg.norm(body.part.node_coords[:, node] - source.points[:, :dim].T, axis=0)
+        assert distance.max() <= tolerance
+        assert np.all(distance[np.unique(np.concatenate([c.data[:, :dim + 1] for c in source.cells
+                                                          if c.type in ("triangle6", "tetra10")]))] < 1e-12)
