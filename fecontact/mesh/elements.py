@@ -37,7 +37,7 @@ from .dof_nodes import edge_nodes, face_nodes, face_nodes_of, interior_nodes, mi
 from .facet_weights import quad8_vertex_weights
 from .file_meshes import MeshHex20, MeshHex27, MeshQuad8, MeshQuad9, MeshTet10, MeshTri6
 
-__all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "ALIASES", "register", "element_kind",
+__all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "ALIASES", "register", "element_kind", "names",
            "default_kind", "edge_nodes", "midpoint_nodes", "P1", "P2", "Q1", "Q2", "Q2S"]
 
 
