@@ -347,13 +347,15 @@ def test_ironing3d_slides_with_reaction_ratio_mu(results):
 
 
 def test_hertz2d_on_a_quadratic_gmsh_mesh(results):
-    """The Gmsh mesh (6-node triangles, element size 0.003 at the contact) with P2 elements."""
+    """The Gmsh mesh (6-node triangles, element size 0.003 at the contact) with P2 elements, curved
+    through the file's midside nodes (peak 0.28 % and pressure L2 1.2 % off Hertz; 2.0 % and 4.8 %
+    when the elements were straight-sided)."""
     r = results("hertz2d_gmsh")
     assert r.model.problem.system.bodies[0].element == "P2"
-    assert _metric(r, "peak_pressure")["rel_error"] <= 0.03
+    assert abs(_metric(r, "peak_pressure")["rel_error"]) <= 0.005
     half = _metric(r, "contact_half_width")
     assert abs(half["value"] - half["reference"]) <= _metric(r, "element_size_at_contact")["value"]
-    assert _metric(r, "pressure_l2_error")["value"] <= 0.05
+    assert _metric(r, "pressure_l2_error")["value"] <= 0.02
 
 
 def _utilisation(results):

@@ -137,7 +137,7 @@ def test_scikit_fem_quadratic_quadrilaterals_get_q2_and_unsupported_cells_are_re
     mixed = meshio.Mesh(points[:17], [("quad8", np.arange(8)[None, :]), ("quad9", np.arange(9)[None, :])])
     with pytest.raises(MeshFileError, match=r"^mixed element types \(quad8, quad9\)"):
         from_meshio_mesh(mixed)
-    with pytest.raises(ValueError, match="element P2 needs a MeshTri1 mesh, got MeshQuad1"):
+    with pytest.raises(ValueError, match="element P2 needs a MeshTri1 mesh, got MeshQuad9"):
         fc.Body("b", skfem.MeshQuad2(), "P2", material)
 
 
@@ -267,8 +267,9 @@ def hertz_disc(path: Path, cell: str, size_factor: float) -> Path:
 def test_hertz2d_on_gmsh_quadratic_quadrilaterals(tmp_path, cell):
     """cases/hertz2d_gmsh.toml (lower half disc R = 1 pressed 0.02 onto a rigid flat) on Gmsh
     quad8 / quad9 meshes of its .geo (element size 0.3 x 0.003 at the contact point), run with the
-    file's element (the case names it: Q2S, Q2): peak pressure within 1 % of Hertz (measured
-    0.74 % on quad8, 0.58 % on quad9), contact half-width within 1 %."""
+    file's element (the case names it: Q2S, Q2) on the file's curved elements: peak pressure
+    within 0.5 % of Hertz (measured 0.24 % on both; 0.74 % and 0.58 % when the elements were
+    straight-sided), contact half-width within 1 %."""
     from fecontact.run.static import run
 
     mesh = hertz_disc(tmp_path / f"disc_{cell}.msh", cell, 0.3)
@@ -276,7 +277,7 @@ def test_hertz2d_on_gmsh_quadratic_quadrilaterals(tmp_path, cell):
     result = run(CASES / "hertz2d_gmsh.toml", tmp_path / "run", overrides)
     metrics = result.summary["metrics"]
     assert result.summary["converged"]
-    assert metrics["peak_pressure"]["rel_error"] <= 0.01
+    assert abs(metrics["peak_pressure"]["rel_error"]) <= 0.005
     assert metrics["contact_half_width"]["rel_error"] <= 0.01
 
 
@@ -320,17 +321,15 @@ def test_six_node_triangle_and_ten_node_tetrahedron_files_keep_p2():
     material = fc.LinearElastic(E=1e4, nu=0.3)
     assert fc.Body("disc", ROOT / "meshes" / "half_disc_p2.msh", material=material).part.element == "P2"
     assert fc.Body("disc", ROOT / "meshes" / "half_disc_p2.msh", "P1", material).part.element == "P1"
-    # the file's nodes are the DOF nodes one for one: exactly on the straight box of ten-node
-    # tetrahedra; on the disc, whose arc midside nodes Gmsh put on the arc, within the chord's
-    # sagitta (l^2 / 8R, l <= 0.1 here)
-    for name, tolerance in (("block_p2.msh", 1e-12), ("half_disc_p2.msh", 0.1**2 / 8)):
+    # the file's nodes are the DOF nodes one for one, at the file's positions: on the straight
+    # box of ten-node tetrahedra and on the disc, whose arc midside nodes Gmsh put on the arc
+    # (isoparametric elements)
+    for name in ("block_p2.msh", "half_disc_p2.msh"):
         source = meshio.read(ROOT / "meshes" / name)
         body = fc.Body("b", ROOT / "meshes" / name, material=material)
         node = file_dof_nodes(source, body.mesh)
-        assert body.part.element == "P2"
+        assert body.part.element == "P2" and body.part.curved
         assert np.array_equal(np.sort(node), np.arange(body.part.n_nodes))
         dim = body.dim
         distance = np.linalg.norm(body.part.node_coords[:, node] - source.points[:, :dim].T, axis=0)
-        assert distance.max() <= tolerance
-        assert np.all(distance[np.unique(np.concatenate([c.data[:, :dim + 1] for c in source.cells
-                                                          if c.type in ("triangle6", "tetra10")]))] < 1e-12)
+        assert distance.max() <= 1e-12

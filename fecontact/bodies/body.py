@@ -32,6 +32,7 @@ import numpy as np
 import skfem
 
 from ..mesh.elements import KINDS, ElementKind, edge_nodes, element_kind, midpoint_nodes
+from ..mesh.geometry import curved_findings, geometry_mesh
 from .elasticity import Material
 from .hyperelastic import Hyperelastic
 
@@ -126,7 +127,10 @@ class ElasticBody:
         ------
         ValueError
             For an unknown element, a mesh of the wrong type or dimension, a
-            degenerate or inverted element (:func:`fecontact.mesh.quality.element_findings`),
+            degenerate or inverted element (:func:`fecontact.mesh.quality.element_findings`;
+            for curved elements also :func:`fecontact.mesh.geometry.curved_findings`),
+            quadratic node positions that do not fit the mesh
+            (:func:`fecontact.mesh.geometry.geometry_mesh`),
             an unknown subdomain name, elements with no material or with
             several, or 2D materials of different plane models.
         TypeError
@@ -154,6 +158,9 @@ class ElasticBody:
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
         body = ElasticBody(name, mesh, kind, material)
+        if body.curved:
+            for _, _, message in curved_findings(body.geometry):
+                raise ValueError(f"mesh of body {name!r}: {message}")
         if len(body.materials) > 1 and any(isinstance(m, Hyperelastic) for m in body.materials):
             raise ValueError(f"body {name!r}: a finite-strain material fills a whole body; "
                              f"bodies of several regions are linear elastic")
@@ -231,10 +238,39 @@ class ElasticBody:
         return min(self.materials[i].contact_modulus(self.dim) for i in used)
 
     @cached_property
+    def geometry(self) -> skfem.Mesh:
+        """The mesh every basis of the body is built on: its elements' mapping.
+
+        For a body of a quadratic kind on a mesh that carries quadratic node
+        positions (``mesh.nodes`` of a file mesh, :mod:`fecontact.mesh.file_meshes`)
+        the scikit-fem quadratic mesh through them
+        (:func:`fecontact.mesh.geometry.geometry_mesh`: isoparametric, curved
+        elements, the same DOF numbering); otherwise :attr:`mesh` itself
+        (straight-sided elements).
+
+        Raises
+        ------
+        ValueError
+            If the node positions do not fit the mesh (moved or refined after reading).
+        """
+        nodes = getattr(self.mesh, "nodes", None)
+        if not self.kind.quadratic or nodes is None:
+            return self.mesh
+        try:
+            return geometry_mesh(self.mesh, nodes)
+        except ValueError as err:
+            raise ValueError(f"mesh of body {self.name!r}: {err}") from None
+
+    @property
+    def curved(self) -> bool:
+        """True when the body maps its elements through quadratic node positions (:attr:`geometry`)."""
+        return self.geometry is not self.mesh
+
+    @cached_property
     def basis(self) -> skfem.Basis:
-        """Vector basis of the displacement, built on first access."""
+        """Vector basis of the displacement on :attr:`geometry`, built on first access."""
         cell = self.kind.cell(self.dim)
-        return skfem.Basis(self.mesh, skfem.ElementVector(cell.element()), intorder=cell.intorder)
+        return skfem.Basis(self.geometry, skfem.ElementVector(cell.element()), intorder=cell.intorder)
 
     def element_basis(self, elements: np.ndarray) -> skfem.Basis:
         """The vector basis on some of the elements (a rank's share), in the whole body's DOF layout.
@@ -244,7 +280,7 @@ class ElasticBody:
         elements : ndarray of int, shape (k,), k >= 1
         """
         cell = self.kind.cell(self.dim)
-        return skfem.Basis(self.mesh, skfem.ElementVector(cell.element()), elements=elements,
+        return skfem.Basis(self.geometry, skfem.ElementVector(cell.element()), elements=elements,
                            intorder=cell.intorder)
 
     @property
@@ -302,7 +338,8 @@ class ElasticBody:
         """Reference coordinates of the DOF nodes, shape (dim, n_nodes).
 
         For P1 a read-only view of the mesh vertices; otherwise the basis's
-        DOF locations (the same up to round-off at the vertices).
+        DOF locations (the same up to round-off at the vertices; on a
+        curved :attr:`geometry` its nodes, where the mesh file has them).
         """
         if self.is_linear_simplex:
             coords = self.mesh.p.view()

@@ -239,8 +239,8 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
     if body.axisymmetric:
         _refuse_axis_facets(body, boundary, verts)
     scalar = cell.element()
-    with transient_mapping(body.mesh):
-        fb = skfem.FacetBasis(body.mesh, scalar, facets=facets)
+    with transient_mapping(body.geometry):
+        fb = skfem.FacetBasis(body.geometry, scalar, facets=facets)
         length_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)
         if body.axisymmetric:
             area_all = skfem.LinearForm(lambda v, w: 2.0 * np.pi * w.x[0] * v).assemble(fb)

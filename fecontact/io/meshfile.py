@@ -10,9 +10,11 @@ that a body given no element gets the quadratic element of the file
 (``quad9``/``hexahedron27`` -> Q2, ``quad8``/``hexahedron20`` -> Q2S,
 ``triangle6``/``tetra10`` -> P2), whose DOF nodes are then the file's nodes
 one for one (:func:`file_dof_nodes`); a linear element given by name is
-used as asked.  The quadratic kinds place their edge, face and centre nodes
-on the straight-sided (bilinear, trilinear) element of the vertices: Gmsh's
-curved midside positions are not used.  Cells of order 3 or more, and
+used as asked.  The returned mesh carries the positions of the file's nodes
+(``mesh.nodes``): a body of a quadratic kind maps its elements through them
+(isoparametric elements with the file's curved edges,
+:mod:`fecontact.mesh.geometry`); a P1 or Q1 body uses the straight-sided
+elements of the vertices.  Cells of order 3 or more, and
 other cell types (prisms, pyramids), are refused with a line naming them.
 The vertices of an element are put in scikit-fem's
 local order by scikit-fem's own reader (:func:`skfem.io.meshio.from_meshio`;
@@ -35,6 +37,7 @@ group it was listed in.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -182,11 +185,41 @@ def from_meshio_mesh(mesh) -> skfem.Mesh:
         skmesh = _positive_hexahedra(skmesh)
     if file_type in FILE_MESHES:
         skmesh = FILE_MESHES[file_type](skmesh.doflocs, skmesh.t)
+        skmesh = replace(skmesh, nodes=_file_nodes(mesh, skmesh, file_type))
     boundaries = _physical_boundaries(mesh, skmesh, renumber, dim)
     if boundaries:
         skmesh = skmesh.with_boundaries(boundaries)
     subdomains = _physical_subdomains(mesh, dim, element_of_row)
     return skmesh.with_subdomains(subdomains) if subdomains else skmesh
+
+
+# scalar scikit-fem element whose DOF nodes are the nodes of a quadratic file cell
+_FILE_ELEMENTS = {"triangle6": skfem.ElementTriP2, "tetra10": skfem.ElementTetP2,
+                  "quad8": skfem.ElementQuadS2, "quad9": skfem.ElementQuad2,
+                  "hexahedron20": skfem.ElementHexS2, "hexahedron27": skfem.ElementHex2}
+
+
+def _file_nodes(mesh, skmesh: skfem.Mesh, file_type: str) -> np.ndarray:
+    """The geometry nodes of ``skmesh`` (:mod:`fecontact.mesh.geometry`) at the file's node positions.
+
+    Every node of the file's cells goes to its DOF node (:func:`file_dof_nodes`);
+    the face and centre nodes ``quad8`` and ``hexahedron20`` cells lack are
+    interpolated by their serendipity shape functions.
+
+    Returns
+    -------
+    ndarray, shape (dim, fecontact.mesh.geometry.node_count(skmesh))
+    """
+    from ..mesh.geometry import complete_nodes, geometry_type
+
+    element = _FILE_ELEMENTS[file_type]()
+    dof = file_dof_nodes(mesh, skmesh)
+    used = dof >= 0
+    nodes = np.zeros((skmesh.dim(), skfem.assembly.Dofs(skmesh, element).N))
+    nodes[:, dof[used]] = mesh.points[used, :skmesh.dim()].T
+    if type(element) is geometry_type(skmesh).elem:
+        return nodes
+    return complete_nodes(skmesh, element, nodes)
 
 
 def _volume_blocks(mesh) -> list:
@@ -347,7 +380,8 @@ def file_dof_nodes(mesh, skmesh: skfem.Mesh) -> np.ndarray:
     ``skmesh``, an edge node by its edge, a face or centre node by its face
     or element.  The nodes are matched by the cells' topology, not by their
     positions: a curved file's midside node maps to the DOF node of its
-    edge, which the body places on the straight edge.
+    edge, which a body of the file's quadratic kind places where the file
+    has it (isoparametric geometry, :mod:`fecontact.mesh.geometry`).
 
     Parameters
     ----------

@@ -383,14 +383,14 @@ class Body:
     def _facet_basis(self, where) -> tuple:
         """The boundary's label and a vector :class:`skfem.FacetBasis` on its facets.
 
-        Made from the body's element, not from :attr:`ElasticBody.basis`
-        (the same element), so that a P1 body does not build its volume
-        basis for a surface load.
+        Made from the body's element on its :attr:`ElasticBody.geometry`
+        (curved facets of a curved body), not from :attr:`ElasticBody.basis`,
+        so that a P1 body does not build its volume basis for a surface load.
         """
         label = self.boundary(where)
         facets = self.part.facets(label)
         elem = skfem.ElementVector(element_types(self.part.element, self.dim)[1]())
-        return label, skfem.FacetBasis(self.part.mesh, elem, facets=facets)
+        return label, skfem.FacetBasis(self.part.geometry, elem, facets=facets)
 
     def traction(self, where, value, *, amplitude=None) -> "Body":
         """A uniform traction vector (force per area) on a boundary.

@@ -9,6 +9,7 @@ coordinates, as scikit-fem's :meth:`skfem.Mesh.facets_satisfying` does.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +17,13 @@ import skfem
 
 from ..io.meshfile import load_mesh
 from ..mesh.elements import KINDS, default_kind, element_kind
+from ..mesh.file_meshes import MeshHex27, MeshQuad9, MeshTet10, MeshTri6
+from ..mesh.geometry import nodes_of_quadratic_mesh
 
-#: quadratic scikit-fem mesh type -> the linear mesh type of its vertices and elements
-QUADRATIC = {skfem.MeshTri2: skfem.MeshTri1, skfem.MeshTet2: skfem.MeshTet1,
-             skfem.MeshQuad2: skfem.MeshQuad1, skfem.MeshHex2: skfem.MeshHex1}
+#: quadratic scikit-fem mesh type -> the linear mesh type of its vertices and elements, which
+#: carries its node positions (:mod:`fecontact.mesh.file_meshes`)
+QUADRATIC = {skfem.MeshTri2: MeshTri6, skfem.MeshTet2: MeshTet10,
+             skfem.MeshQuad2: MeshQuad9, skfem.MeshHex2: MeshHex27}
 
 
 def _facet_keys(facets: np.ndarray) -> np.ndarray:
@@ -28,12 +32,18 @@ def _facet_keys(facets: np.ndarray) -> np.ndarray:
 
 
 def _linear_of_quadratic(mesh: skfem.Mesh) -> skfem.Mesh:
-    """The linear mesh of a quadratic one: its vertices and elements, same boundaries and subdomains."""
+    """The linear mesh of a quadratic one: its vertices and elements, same boundaries and subdomains.
+
+    It carries the quadratic mesh's node positions (``nodes``,
+    :func:`fecontact.mesh.geometry.nodes_of_quadratic_mesh`), through which a
+    quadratic body maps its elements.
+    """
     linear_type = QUADRATIC[type(mesh)]
     used = np.unique(mesh.t)
     renumber = np.full(mesh.p.shape[1], -1)
     renumber[used] = np.arange(used.size)
     out = linear_type(np.ascontiguousarray(mesh.p[:, used]), np.ascontiguousarray(renumber[mesh.t]))
+    out = replace(out, nodes=nodes_of_quadratic_mesh(mesh, out, used))
     boundaries = {}
     if mesh.boundaries:
         keys = _facet_keys(out.facets)
@@ -59,7 +69,7 @@ def as_linear_mesh(mesh, where: str = "mesh") -> skfem.Mesh:
     mesh : skfem.Mesh, meshio.Mesh, str or pathlib.Path
         A scikit-fem mesh (``MeshTri1``, ``MeshQuad1``, ``MeshTet1``,
         ``MeshHex1``, or their quadratic versions, of which the vertices and
-        elements are kept), a meshio mesh, or a mesh file (Gmsh ``.msh``
+        elements are kept with the node positions), a meshio mesh, or a mesh file (Gmsh ``.msh``
         with its physical groups as named boundaries and subdomains, or any
         format meshio reads); a file or meshio mesh of quadratic cells gives
         the linear mesh type that remembers them
