@@ -189,6 +189,7 @@ def test_dynamic_case_writes_time_series_and_plot(name, results):
 STICKSLIP_CYCLES = "dynamics.t_end=7.0"
 
 
+@pytest.mark.slow
 def test_stick_slip_durations(results):
     r = results("stickslip", STICKSLIP_CYCLES)
     c = _case("stickslip")
@@ -224,6 +225,7 @@ def test_stick_slip_durations(results):
     assert len(phases) >= 6
 
 
+@pytest.mark.slow
 def test_stick_slip_block_elasticity_is_negligible(results):
     """Ten times softer block: durations move by far less than the 2 % target."""
     stiff = results("stickslip").summary["metrics"]

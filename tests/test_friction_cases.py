@@ -60,6 +60,7 @@ def ipc(tmp_path_factory):
     return get
 
 
+@pytest.mark.slow
 def test_smooth_ipc_law_meets_mindlin_on_cattaneo2d(ipc):
     """Mindlin's targets as with Coulomb."""
     r = ipc("cattaneo2d")

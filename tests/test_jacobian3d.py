@@ -4,6 +4,7 @@ linear and quadratic slave surfaces),
 and the factorised-stiffness backend against the direct one on a body held only by contact."""
 
 import numpy as np
+import pytest
 
 from conftest import CASES
 from fecontact.case.build import build_model
@@ -64,6 +65,7 @@ def _models(case_file):
                                                        + coarse[:2]))
 
 
+@pytest.mark.slow
 def test_jacobian_matches_finite_differences_3d(case_file):
     for name, model in _models(case_file):
         problem = model.problem
