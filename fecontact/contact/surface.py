@@ -197,7 +197,8 @@ def _vertex_multipliers(body: ElasticBody, layout: FacetLayout, quad: np.ndarray
     local = np.searchsorted(nodes, quad)                                            # (size, n_facets)
     n = nodes.size
     if layout.weights is not None:                                                  # (n_f, c, size)
-        W_facet = layout.weights(body.node_coords[:, quad[:layout.corners]])
+        # on the faces' own geometry: curved through every node, else flat through the vertices
+        W_facet = layout.weights(body.node_coords[:, quad if body.curved else quad[:layout.corners]])
     else:
         W_facet = measure.sum(axis=0)[:, None, None] * np.array(layout.vertex_weights)
     rows = np.broadcast_to(local[:layout.corners].T[:, :, None], W_facet.shape)

@@ -34,7 +34,7 @@ import numpy as np
 import skfem
 
 from .dof_nodes import edge_nodes, face_nodes, face_nodes_of, interior_nodes, midpoint_nodes
-from .facet_weights import quad8_vertex_weights
+from .facet_weights import quad8_vertex_weights, triangle6_vertex_weights
 from .file_meshes import MeshHex20, MeshHex27, MeshQuad8, MeshQuad9, MeshTet10, MeshTri6
 
 __all__ = ["FacetLayout", "Cell", "ElementKind", "KINDS", "ALIASES", "register", "element_kind", "names",
@@ -74,13 +74,14 @@ class FacetLayout:
         the midside nodes carry none.  ``None`` where every node carries
         its own multiplier.
     weights : callable or None
-        ``weights(corners) -> ndarray (n, corners, size)``: ``W[v][j]`` of
+        ``weights(coords) -> ndarray (n, corners, size)``: ``W[v][j]`` of
         ``n`` facets integrated on their own geometry, given the
-        coordinates of their vertices (shape ``(dim, corners, n)``); for
-        layouts whose facets are not affine images of one reference (eight-node
-        quadrilaterals, :func:`fecontact.mesh.facet_weights.quad8_vertex_weights`).
-        ``None``: ``vertex_weights`` times the facet's measure (exact on
-        flat triangles).
+        coordinates of their vertices (shape ``(dim, corners, n)``: flat
+        faces) or of all their nodes (shape ``(dim, size, n)``: the curved
+        faces of isoparametric bodies, :mod:`fecontact.mesh.geometry`)
+        (:func:`fecontact.mesh.facet_weights.quad8_vertex_weights`,
+        :func:`~fecontact.mesh.facet_weights.triangle6_vertex_weights`).
+        ``None``: ``vertex_weights`` times the facet's measure.
     """
 
     element: type
@@ -352,7 +353,8 @@ _TRIANGLE6 = FacetLayout(
     skfem.ElementTriP2, 6, 3, _triangle6_facet, ((0, 3, 5), (3, 1, 4), (5, 4, 2), (3, 4, 5)),
     ((3, 0, 1), (4, 1, 2), (5, 2, 0)),
     tuple(tuple(w / 60.0 for w in row)
-          for row in ((2, -1, -1, 8, 4, 8), (-1, 2, -1, 8, 8, 4), (-1, -1, 2, 4, 8, 8))))
+          for row in ((2, -1, -1, 8, 4, 8), (-1, 2, -1, 8, 8, 4), (-1, -1, 2, 4, 8, 8))),
+    triangle6_vertex_weights)
 
 P1 = register(ElementKind(
     "P1", (Cell(skfem.MeshTri1, skfem.ElementTriP1, "triangle", _vertices, _SEGMENT,
