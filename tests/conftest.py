@@ -60,3 +60,22 @@ def contact_accuracy_script():
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def assert_jets_match_differences(evaluate, x, rng, h=1e-6):
+    """Central differences of value and gradient of every Jet ``evaluate(x)`` returns, along three
+    random directions: the gradients to 1e-6 and the Hessians to 1e-5 (relative)."""
+    import numpy as np
+
+    base = evaluate(x)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        plus, minus = evaluate(x + h * v), evaluate(x - h * v)
+        for j0, jp, jm in zip(base, plus, minus):
+            fd = (jp.value - jm.value) / (2 * h)
+            flat = v.reshape(v.shape[0], -1)
+            an = np.einsum("pk,pk->p", j0.grad, flat)
+            assert np.allclose(an, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max()), (an, fd)
+            fd_g = (jp.grad - jm.grad) / (2 * h)
+            an_g = np.einsum("pkl,pl->pk", j0.hess, flat)
+            assert np.allclose(an_g, fd_g, rtol=1e-5, atol=1e-6 * np.abs(fd_g).max())

@@ -16,6 +16,7 @@ from fecontact.bodies.elasticity import Material
 from fecontact.contact import mortar2d, mortar2d_curved as mc
 from fecontact.contact.surface import contact_surface, node_integrals, revolved_node_integrals
 from fecontact.contact.tie import dual_coefficients, tie_constraint
+from conftest import assert_jets_match_differences
 
 GAUSS_X, GAUSS_W = np.polynomial.legendre.leggauss(8)
 ETA, W8 = 0.5 * (GAUSS_X + 1.0), 0.5 * GAUSS_W
@@ -151,21 +152,6 @@ def test_mortar_integrals_against_sampling_of_the_revolved_surface():
             assert np.isclose(weight[c], np.sum(N[:, 0 if first[c] else 1] * dA), rtol=1e-9, atol=cut)
 
 
-def _fd_check(evaluate, x, rng, h=1e-6):
-    """Central differences of value and gradient of every returned Jet along random directions."""
-    base = evaluate(x)
-    for _ in range(3):
-        v = rng.standard_normal(x.shape)
-        plus, minus = evaluate(x + h * v), evaluate(x - h * v)
-        for j0, jp, jm in zip(base, plus, minus):
-            fd = (jp.value - jm.value) / (2 * h)
-            an = np.einsum("pk,pk->p", j0.grad, v)
-            assert np.allclose(an, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
-            fd_g = (jp.grad - jm.grad) / (2 * h)
-            an_g = np.einsum("pkl,pl->pk", j0.hess, v)
-            assert np.allclose(an_g, fd_g, rtol=1e-5, atol=1e-6 * np.abs(fd_g).max())
-
-
 def test_revolved_mortar_derivatives_match_central_differences():
     rng = np.random.default_rng(3)
     p = 40
@@ -182,7 +168,7 @@ def test_revolved_mortar_derivatives_match_central_differences():
         gap, slip, _, _ = mortar2d.pair_integrals(x[:, 0:2], x[:, 2:4], x[:, 4:6], x[:, 6:8], *x0,
                                                   tangent, first, length, radius)
         return gap, slip
-    _fd_check(evaluate, np.hstack([s1, s2, xa, xb]), rng)
+    assert_jets_match_differences(evaluate, np.hstack([s1, s2, xa, xb]), rng)
 
 
 def test_curved_mortar_with_straight_curves_is_the_straight_revolved_mortar():

@@ -10,21 +10,7 @@ import numpy as np
 import pytest
 
 from fecontact.contact import mortar2d as mortar, mortar3d
-
-
-def _fd_check(evaluate, x, rng, h=1e-6):
-    """Central differences of value and gradient of every returned Jet along random directions."""
-    base = evaluate(x)
-    for _ in range(3):
-        v = rng.standard_normal(x.shape)
-        plus, minus = evaluate(x + h * v), evaluate(x - h * v)
-        for j0, jp, jm in zip(base, plus, minus):
-            fd = (jp.value - jm.value) / (2 * h)
-            an = np.einsum("pk,pk->p", j0.grad, v.reshape(v.shape[0], -1))
-            assert np.allclose(an, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max()), (an, fd)
-            fd_g = (jp.grad - jm.grad) / (2 * h)
-            an_g = np.einsum("pkl,pl->pk", j0.hess, v.reshape(v.shape[0], -1))
-            assert np.allclose(an_g, fd_g, rtol=1e-5, atol=1e-6 * np.abs(fd_g).max())
+from conftest import assert_jets_match_differences
 
 
 def _segments(rng, p):
@@ -51,7 +37,7 @@ def test_segment_pair_integrals_match_finite_differences():
         gap, slip, _, _ = mortar.pair_integrals(x[:, 0:2], x[:, 2:4], x[:, 4:6], x[:, 6:8], *x0,
                                                 tangent, first, length)
         return gap, slip
-    _fd_check(evaluate, np.hstack([s1, s2, xa, xb]), rng)
+    assert_jets_match_differences(evaluate, np.hstack([s1, s2, xa, xb]), rng)
 
 
 def test_segment_pair_integral_against_sampling():
@@ -106,7 +92,7 @@ def test_facet_pair_integrals_match_finite_differences():
         gap, slip, _, _ = mortar3d.pair_integrals(x[:, :9].reshape(p, 3, 3), x[:, 9:].reshape(p, 3, 3),
                                                   slave0, master0, lines, count, tangent, ref_area)
         return gap + [s for pair in slip for s in pair]
-    _fd_check(evaluate, np.hstack([slave.reshape(p, 9), master.reshape(p, 9)]), rng)
+    assert_jets_match_differences(evaluate, np.hstack([slave.reshape(p, 9), master.reshape(p, 9)]), rng)
 
 
 def test_facet_pair_integral_against_sampling():

@@ -8,21 +8,7 @@ import numpy as np
 import pytest
 
 from fecontact.contact import facet_maps, mortar3d, mortar3d_quad as mq
-
-
-def _fd_check(evaluate, x, rng, h=1e-6):
-    """Central differences of value and gradient of every returned Jet along random directions."""
-    base = evaluate(x)
-    for _ in range(3):
-        v = rng.standard_normal(x.shape)
-        plus, minus = evaluate(x + h * v), evaluate(x - h * v)
-        for j0, jp, jm in zip(base, plus, minus):
-            fd = (jp.value - jm.value) / (2 * h)
-            an = np.einsum("pk,pk->p", j0.grad, v)
-            assert np.allclose(an, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max()), (an, fd)
-            fd_g = (jp.grad - jm.grad) / (2 * h)
-            an_g = np.einsum("pkl,pl->pk", j0.hess, v)
-            assert np.allclose(an_g, fd_g, rtol=1e-5, atol=1e-6 * np.abs(fd_g).max())
+from conftest import assert_jets_match_differences
 
 
 def _facets(rng, p, n, z, down):
@@ -110,7 +96,7 @@ def test_quadrilateral_pair_integrals_match_finite_differences(ns, nm):
         gap, slip, _, _ = mq.pair_integrals(x[:, :3 * ns].reshape(p, ns, 3), x[:, 3 * ns:].reshape(p, nm, 3),
                                             slave0, master0, lines, count, tangent, ref)
         return gap + [s for pair in slip for s in pair]
-    _fd_check(evaluate, np.hstack([slave.reshape(p, -1), master.reshape(p, -1)]), rng)
+    assert_jets_match_differences(evaluate, np.hstack([slave.reshape(p, -1), master.reshape(p, -1)]), rng)
 
 
 @pytest.mark.parametrize("ns, nm", [(4, 4), (3, 4), (4, 3)])
