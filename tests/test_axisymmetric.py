@@ -281,3 +281,22 @@ def test_a_puck_dropped_on_a_rigid_flat_keeps_its_energy():
     assert energy[0]["initial"] == pytest.approx(kinetic, rel=1e-12)
     assert max(r.stick + r.slip for r in result.records) > 0          # it hits the flat
     assert max(abs(e["balance_error"]) for e in energy) <= 1e-6 * kinetic
+
+
+def test_a_case_writes_the_solid_of_revolution_beside_each_step(case_file, tmp_path):
+    import meshio
+
+    from fecontact import CaseError, run_case
+
+    text = CASE.format(material='plane = "axisymmetric"') + "\n[output]\nrevolve = 12\n"
+    run_case(case_file(text), out_dir=tmp_path / "out")
+    section = meshio.read(tmp_path / "out" / "step_0001.vtu")
+    solid = meshio.read(tmp_path / "out" / "step_0001_revolved.vtu")
+    assert solid.points.shape[0] == 12 * section.points.shape[0]
+    assert "step_0001_revolved.vtu" in (tmp_path / "out" / "case_revolved.pvd").read_text()
+    with pytest.raises(CaseError, match="'output.revolve' writes the solid of revolution"):
+        run_case(case_file(CASE.format(material='plane = "plane_stress"') + "\n[output]\nrevolve = 12\n"),
+                 out_dir=tmp_path / "planar")
+    with pytest.raises(CaseError, match="output.revolve"):
+        run_case(case_file(CASE.format(material='plane = "axisymmetric"') + "\n[output]\nrevolve = 2\n"),
+                 out_dir=tmp_path / "two")

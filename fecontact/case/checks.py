@@ -46,9 +46,18 @@ def model_findings(model) -> list:
     tolerances = {spec.get("name", f"contact{k}"): spec["penetration_tolerance"]
                   for k, spec in enumerate(model.case.get("contact", []))
                   if "penetration_tolerance" in spec}
-    return (backend_findings(model, model.case["_path"])
+    return (backend_findings(model, model.case["_path"]) + output_findings(model)
             + problem_findings(model.problem, case_places(model), tolerances,
                                dynamic=model.dynamics is not None))
+
+
+def output_findings(model) -> list:
+    """``output.revolve`` on a case whose bodies are not axisymmetric (at most one line)."""
+    if "revolve" in model.case.get("output", {}) and not all(
+            b.axisymmetric for b in model.problem.system.bodies):
+        return [f"{model.case['_path']}: 'output.revolve' writes the solid of revolution of "
+                f"axisymmetric bodies; give every material plane = \"axisymmetric\" or drop it"]
+    return []
 
 
 def backend_findings(model, source: str) -> list:

@@ -352,6 +352,9 @@ class OutputTable(Table):
     """What is written."""
 
     vtu: Annotated[bool, Meta(description="write VTU/PVD files (default true)")] | Unset = UNSET
+    revolve: Annotated[int, Meta(ge=3, le=3600, description=(
+        "axisymmetric cases: also write each step's solid of revolution in this many sectors "
+        "(step_NNNN_revolved.vtu, <name>_revolved.pvd)"))] | Unset = UNSET
 
 
 class ReferenceTable(Table):

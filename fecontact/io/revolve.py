@@ -22,10 +22,15 @@ degenerate and draw as they should).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import meshio
 import numpy as np
 
-__all__ = ["revolve", "REVOLVED"]
+from .atomic import replacing
+from .output import to_meshio
+
+__all__ = ["revolve", "write_revolved", "revolved_name", "REVOLVED"]
 
 #: 2D cell type -> (vertices per cell, 3D cell type of the swept cell)
 REVOLVED = {"triangle": (3, "wedge"), "triangle6": (3, "wedge"),
@@ -90,3 +95,19 @@ def _counterclockwise(points: np.ndarray, verts: np.ndarray) -> np.ndarray:
     x, y = points[verts, 0], points[verts, 1]
     area = np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
     return np.where((area < 0.0)[:, None], verts[:, ::-1], verts)
+
+
+def revolved_name(fname: str) -> str:
+    """The file of a step's solid of revolution: ``step_0001.vtu`` -> ``step_0001_revolved.vtu``."""
+    stem = fname[:-4] if fname.endswith(".vtu") else fname
+    return f"{stem}_revolved.vtu"
+
+
+def write_revolved(path: Path, problem, state, sectors: int, extra: dict | None = None) -> None:
+    """Write the solid of revolution of a state (every field of the section's VTU) to ``path``.
+
+    The file is whole or absent, as the section's (:func:`fecontact.io.atomic.replacing`).
+    """
+    mesh = revolve(to_meshio(problem, state, extra), sectors)
+    with replacing(Path(path)) as tmp:
+        meshio.write(str(tmp), mesh, file_format="vtu")

@@ -14,14 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import meshio
 import numpy as np
 
 from ..analysis.contact_results import pair_results, slave_forces
 from ..bodies.support_names import find_name, support_reactions
-from ..io.atomic import replacing
 from ..io.output import point_data, to_meshio, write_pvd, write_vtu
-from ..io.revolve import revolve as revolved
+from ..io.revolve import revolve as revolved, write_revolved
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
 
@@ -268,9 +266,13 @@ class Solution:
         mesh = to_meshio(self.problem, self.state)
         if revolve is None:
             return mesh
+        self._check_revolve()
+        return revolved(mesh, revolve)
+
+    def _check_revolve(self) -> None:
+        """``revolve=`` is for axisymmetric models only (ValueError)."""
         if not all(b.axisymmetric for b in self.problem.system.bodies):
             raise ValueError("revolve= needs an axisymmetric model (plane='axisymmetric')")
-        return revolved(mesh, revolve)
 
     def write_vtu(self, path, *, revolve: int | None = None) -> None:
         """Write the final state to a VTU file (ParaView), with every field.
@@ -297,8 +299,8 @@ class Solution:
         if revolve is None:
             write_vtu(Path(path), self.problem, self.state)
             return
-        with replacing(Path(path)) as tmp:
-            meshio.write(str(tmp), self._meshio(revolve), file_format="vtu")
+        self._check_revolve()
+        write_revolved(Path(path), self.problem, self.state, revolve)
 
 
 @dataclass(frozen=True)

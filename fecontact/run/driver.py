@@ -290,7 +290,8 @@ class RunDriver:
             reduced_dofs=int(problem.system.n_reduced), contact_nodes=int(problem.n_contact),
             overrides=list(setup.overrides), **analysis.header())
         self.folder = RunFolder(setup.out, setup.name, problem, setup.vtu,
-                                checkpoint.fingerprint(setup.model.case), analysis.kind)
+                                checkpoint.fingerprint(setup.model.case), analysis.kind,
+                                revolve=setup.model.case.get("output", {}).get("revolve"))
         self.last: WrittenStep | None = None
         self.done = 0
 

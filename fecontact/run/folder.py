@@ -19,6 +19,7 @@ from pathlib import Path
 from ..io.atomic import clean_temporaries, write_text
 from ..io.errors import one_line
 from ..io.output import write_pvd, write_summary, write_vtu
+from ..io.revolve import revolved_name, write_revolved
 from ..solve.mpi import launch
 from . import checkpoint
 from .interrupts import critical
@@ -104,15 +105,21 @@ class RunFolder:
         Case fingerprint for the restart file.
     analysis : str
         ``"static"`` or ``"dynamic"``.
+    revolve : int, optional
+        Axisymmetric cases (``output.revolve``): beside each VTU, the solid
+        of revolution in this many sectors (``<step>_revolved.vtu``, indexed
+        by ``<name>_revolved.pvd``).
     """
 
-    def __init__(self, out: Path, name: str, problem, vtu: bool, fingerprint: str, analysis: str):
+    def __init__(self, out: Path, name: str, problem, vtu: bool, fingerprint: str, analysis: str,
+                 revolve: int | None = None):
         self.out = Path(out)
         self.name = name
         self.problem = problem
         self.vtu = vtu
         self.fingerprint = fingerprint
         self.analysis = analysis
+        self.revolve = revolve
         self.pvd: list = []
         self._encoded: dict = {}       # JSON text of the steps and series written so far
         #: whether this process writes (rank 0 of an MPI launch; the others compute the same)
@@ -161,9 +168,15 @@ class RunFolder:
             return
         if self.writes:
             write_vtu(self.out / fname, self.problem, state, extra)
+            if self.revolve:
+                write_revolved(self.out / revolved_name(fname), self.problem, state, self.revolve,
+                               extra)
         self.pvd.append((float(t), fname))
         if self.writes:
             write_pvd(self.out / f"{self.name}.pvd", self.pvd)
+            if self.revolve:
+                write_pvd(self.out / f"{self.name}_revolved.pvd",
+                          [(time, revolved_name(f)) for time, f in self.pvd])
 
     def write_summary(self, summary: RunSummary) -> None:
         """Replace ``summary.json`` with ``summary``.
