@@ -17,6 +17,7 @@ from fecontact.contact import mortar2d, mortar2d_curved as mc
 from fecontact.contact.surface import contact_surface, node_integrals, revolved_node_integrals
 from fecontact.contact.tie import dual_coefficients, tie_constraint
 from conftest import assert_jets_match_differences
+from test_mortar_curved import STRAIGHT, _flat_pairs
 
 GAUSS_X, GAUSS_W = np.polynomial.legendre.leggauss(8)
 ETA, W8 = 0.5 * (GAUSS_X + 1.0), 0.5 * GAUSS_W
@@ -174,18 +175,9 @@ def test_revolved_mortar_derivatives_match_central_differences():
 def test_curved_mortar_with_straight_curves_is_the_straight_revolved_mortar():
     """Straight frame curves: the curved integrals (4 Gauss points) are the straight ones (2 points,
     exact for the cubic integrand), values and derivatives, with the r weight."""
-    rng = np.random.default_rng(0)
-    p = 6
-    s1 = np.column_stack([rng.uniform(0.8, 1.0, p), rng.uniform(-0.01, 0.01, p)])
-    s2 = np.column_stack([rng.uniform(0.0, 0.2, p), rng.uniform(-0.01, 0.01, p)])
-    a = np.column_stack([rng.uniform(-0.2, 0.5, p), rng.uniform(-0.05, -0.03, p)])
-    b = np.column_stack([rng.uniform(0.6, 1.3, p), rng.uniform(-0.05, -0.03, p)])
-    coords = np.hstack([s1, s2, a, b])
-    coords0 = coords + 1e-3 * rng.standard_normal(coords.shape)
-    tangent0 = np.column_stack([-np.ones(p), 0.01 * rng.standard_normal(p)])
-    first, length = rng.uniform(size=p) > 0.5, rng.uniform(0.7, 1.0, p)
-    radius = np.column_stack([s1[:, 0], s2[:, 0]])
-    coef = np.tile([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0], (p, 1))
+    coords, coords0, tangent0, first, length = _flat_pairs(seed=0, p=6)
+    radius = coords[:, [0, 2]]                       # r of the slave segments' ends
+    coef = np.tile(STRAIGHT, (coords.shape[0], 1))
     got = mc.curved_pair_integrals(coords, coords0, coef, tangent0, first, length, radius)
     ref = mortar2d.pair_integrals(*(coords[:, 2 * i:2 * i + 2] for i in range(4)),
                                   *(coords0[:, 2 * i:2 * i + 2] for i in range(4)), tangent0, first,
