@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from contact_accuracy_meshes import _graded_size, gmsh_model
+from contact_accuracy_meshes import _graded_size, _name_planes, gmsh_model
 
 
 @dataclass(frozen=True)
@@ -25,18 +25,6 @@ class SectionSize:
     depth: float = 10.0
 
 
-def _name_lines(gmsh, names: dict, other: str) -> None:
-    """Physical curves: a straight curve on ``axis = value`` (``names[(axis, value)]``), else ``other``."""
-    groups: dict = {}
-    for _, tag in gmsh.model.getEntities(1):
-        box = gmsh.model.getBoundingBox(1, tag)
-        name = next((name for (axis, value), name in names.items()
-                     if abs(box[axis] - value) < 1e-5 and abs(box[axis + 3] - value) < 1e-5), other)
-        groups.setdefault(name, []).append(tag)
-    for name, tags in groups.items():
-        gmsh.model.addPhysicalGroup(1, tags, name=name)
-
-
 def _origin(gmsh) -> int:
     return [t for _, t in gmsh.model.getEntitiesInBoundingBox(-1e-7, -1e-7, -1e-7, 1e-7, 1e-7, 1e-7, 0)][0]
 
@@ -50,7 +38,7 @@ def sphere_section(path: Path, size: SectionSize, R: float) -> Path:
         box = occ.addRectangle(0.0, 0.0, 0.0, 2.0 * R, size.height)
         (surface,), _ = occ.intersect([(2, disc)], [(2, box)])
         occ.synchronize()
-        _name_lines(gmsh, {(0, 0.0): "axis", (1, size.height): "top"}, "surface")
+        _name_planes(gmsh, {(0, 0.0): "axis", (1, size.height): "top", "other": "surface"}, dim=1)
         gmsh.model.addPhysicalGroup(2, [surface[1]], name="sphere")
         _graded_size(gmsh, _origin(gmsh), size.h_pole, size.h_far, size.fine, size.ramp)
         gmsh.model.mesh.generate(2)
@@ -65,7 +53,8 @@ def flat_section(path: Path, size: SectionSize) -> Path:
         occ = gmsh.model.occ
         box = occ.addRectangle(0.0, -size.depth, 0.0, size.side, size.depth)
         occ.synchronize()
-        _name_lines(gmsh, {(0, 0.0): "axis", (1, 0.0): "top", (1, -size.depth): "bottom"}, "side")
+        _name_planes(gmsh, {(0, 0.0): "axis", (1, 0.0): "top", (1, -size.depth): "bottom",
+                            "other": "side"}, dim=1)
         gmsh.model.addPhysicalGroup(2, [box], name="flat")
         _graded_size(gmsh, _origin(gmsh), size.h_pole, size.h_far, size.fine, size.ramp)
         gmsh.model.mesh.generate(2)
@@ -82,8 +71,8 @@ def ring_section(path: Path, r_in: float, r_out: float, length: float, h: float,
         occ = gmsh.model.occ
         box = occ.addRectangle(r_in, 0.0, 0.0, r_out - r_in, length)
         occ.synchronize()
-        _name_lines(gmsh, {(0, r_in): "inner", (0, r_out): "outer", (1, 0.0): "bottom",
-                           (1, length): "top"}, "other")
+        _name_planes(gmsh, {(0, r_in): "inner", (0, r_out): "outer", (1, 0.0): "bottom",
+                           (1, length): "top", "other": "other"}, dim=1)
         gmsh.model.addPhysicalGroup(2, [box], name="ring")
         field = gmsh.model.mesh.field
         dist = field.add("Distance")
@@ -109,7 +98,6 @@ def cylinder_flat_quarter(path: Path, size, radius: float, depth: float) -> Path
     (the revolved :func:`flat_section`), tetrahedra graded from the origin as the 3D sphere of
     docs/contact_accuracy_meshes.py (``size``: its ``SphereSize``); boundaries ``xsym``, ``ysym``,
     ``top`` (z = 0), ``bottom``, ``side``."""
-    from contact_accuracy_meshes import _name_planes
     with gmsh_model("cylinder_flat") as gmsh:
         occ = gmsh.model.occ
         cylinder = occ.addCylinder(0.0, 0.0, -depth, 0.0, 0.0, depth, radius)
