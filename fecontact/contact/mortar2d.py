@@ -171,6 +171,38 @@ def revolved_dual(radius: np.ndarray) -> np.ndarray:
     return np.where(on_axis[:, None, None], np.array([[2.0, -1.0], [-1.0, 2.0]]), A)
 
 
+def dual_and_measure(shape, eta, dx, radius, own) -> tuple:
+    """The slave node's dual function times the measure, and the measure, at points of a segment.
+
+    Plane segments: ``(3 N - 1) dx`` (``int dual_j N_k = delta_jk int N_k``)
+    and ``dx``.  Revolved segments (``radius`` given): the measure is
+    ``2 pi r dx`` with ``r`` interpolated between the segment's ends, and
+    the dual ``own[0] (1 - eta) + own[1] eta`` (the row of ``A = D M^-1`` of
+    :func:`revolved_dual`).
+
+    Parameters
+    ----------
+    shape : Jet or ndarray, shape (m,)
+        The node's linear shape function at the points.
+    eta : Jet or ndarray, shape (m,)
+        Position along the slave segment, 0 at its first end.
+    dx : Jet or ndarray, shape (m,)
+        Plane measure of the points (quadrature weight times length).
+    radius : ndarray, shape (m, 2), or None
+        Radii of the segment's ends (axisymmetric pairs).
+    own : ndarray, shape (m, 2), or None
+        The node's revolved dual coefficients.
+
+    Returns
+    -------
+    (w, dx)
+    """
+    if radius is None:
+        return (3.0 * shape - 1.0) * dx, dx
+    dx = dx * ((1.0 - eta) * (2.0 * np.pi * radius[:, 0]) + eta * (2.0 * np.pi * radius[:, 1]))
+    return ((1.0 - eta) * own[:, 0] + eta * own[:, 1]) * dx, dx
+
+
 def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, first: np.ndarray,
                    length: np.ndarray, radius: np.ndarray | None = None):
     """Weighted gap and slip contributions of overlapping segment pairs.
@@ -221,19 +253,14 @@ def pair_integrals(x_s1, x_s2, x_a, x_b, x_s10, x_s20, x_a0, x_b0, tangent0, fir
     span = hi - lo
     gap = slip = None
     weight = np.zeros(x_s1.shape[0])
+    own = None                                                         # plane: the 3N - 1 duals
     if radius is not None:
         dual = revolved_dual(radius)                                   # (p, 2, 2)
         own = np.where(first[:, None], dual[:, 0], dual[:, 1])          # the node's row
     for g in GAUSS:
         eta = lo + span * g
         shape = _where(first, 1.0 - eta, eta)
-        dx = span * length * 0.5
-        if radius is None:
-            # the dual function of the node on this segment, int dual_j N_k = delta_jk int N_k
-            w = (3.0 * shape - 1.0) * dx
-        else:
-            dx = dx * ((1.0 - eta) * (2.0 * np.pi * radius[:, 0]) + eta * (2.0 * np.pi * radius[:, 1]))
-            w = ((1.0 - eta) * own[:, 0] + eta * own[:, 1]) * dx
+        w, dx = dual_and_measure(shape, eta, span * length * 0.5, radius, own)
         xs = [s1[i] + eta * e[i] for i in range(2)]
         xi = xi0 + eta * dxi
         xs0 = [x_s10[:, i] + eta * (x_s20[:, i] - x_s10[:, i]) for i in range(2)]

@@ -86,7 +86,7 @@ from scipy.spatial import cKDTree
 
 from .jet import Jet, dot
 from .kinematics2d import node_to_segment
-from .mortar2d import MortarRows, revolved_dual, segment_lengths
+from .mortar2d import MortarRows, dual_and_measure, revolved_dual, segment_lengths
 from .mortar_facets import slot_dofs
 from .search import closest_segments
 from .smoothing import end_tangents, master_chain, select_rows
@@ -306,6 +306,7 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length, radius
     # every Gauss point of every contribution in one batch: rows q * p + c
     points, weights = _gauss()
     copies = points.size
+    own = None                                                         # plane: the 3N - 1 duals
     if radius is not None:
         dual = revolved_dual(radius)                                   # (p, 2, 2)
         own = np.where(first[:, None], dual[:, 0], dual[:, 1])          # the node's row
@@ -331,12 +332,7 @@ def curved_pair_integrals(coords, coords0, coef, tangent0, first, length, radius
     speed = dot(d1, d1).sqrt()
     n = [d1[1] / speed, -1.0 * d1[0] / speed]
     shape = select_rows(first, 1.0 - eta, eta)
-    dx = span * (length * wq)
-    if radius is None:
-        w = (3.0 * shape - 1.0) * dx
-    else:
-        dx = dx * ((1.0 - eta) * (2.0 * np.pi * radius[:, 0]) + eta * (2.0 * np.pi * radius[:, 1]))
-        w = ((1.0 - eta) * own[:, 0] + eta * own[:, 1]) * dx
+    w, dx = dual_and_measure(shape, eta, span * (length * wq), radius, own)
     xs0, xm0 = frame_curve(eta, *slave0), frame_curve(xi, *master0)
     rel = [(xs[i] - xs0[i]) - (xm[i] - xm0[i]) for i in range(2)]
     gap = w * dot(n, [xs[0] - xm[0], xs[1] - xm[1]])

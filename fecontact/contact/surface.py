@@ -82,6 +82,7 @@ import numpy as np
 import scipy.sparse as sp
 import skfem
 
+from ..bodies.axisymmetric import axis_nodes, ring_weight
 from ..bodies.body import ElasticBody
 from ..bodies.system import BulkSystem
 from ..mesh.elements import P2, FacetLayout
@@ -244,7 +245,7 @@ def contact_surface(body: ElasticBody, body_index: int, boundary: str) -> Contac
         fb = skfem.FacetBasis(body.geometry, scalar, facets=facets)
         length_all = skfem.LinearForm(lambda v, w: 1.0 * v).assemble(fb)
         if body.axisymmetric:
-            area_all = skfem.LinearForm(lambda v, w: 2.0 * np.pi * w.x[0] * v).assemble(fb)
+            area_all = skfem.LinearForm(lambda v, w: ring_weight(w.x) * v).assemble(fb)
         del fb
     if not body.axisymmetric:
         return ContactSurface(body_index, boundary, nodes, verts, length_all[nodes])
@@ -258,7 +259,7 @@ def _refuse_axis_facets(body: ElasticBody, boundary: str, segments: np.ndarray) 
     Such a segment revolves into no surface (area 0): a node all of whose
     segments lie there would carry a contact row of zero area.
     """
-    on_axis = np.all(body.node_coords[0, segments] <= 0.0, axis=0)
+    on_axis = np.all(np.isin(segments, axis_nodes(body.node_coords, f"body {body.name!r}")), axis=0)
     if on_axis.any():
         x = body.node_coords[:, segments[:, on_axis][0]]
         raise ValueError(
@@ -425,6 +426,4 @@ def on_axis(surface: ContactSurface, body: ElasticBody) -> np.ndarray:
     """
     if not surface.axisymmetric:
         return np.zeros(surface.nodes.size, dtype=bool)
-    r = body.node_coords[0, surface.nodes]
-    size = float(np.ptp(body.node_coords, axis=1).max()) or 1.0
-    return r <= 1e-9 * size
+    return np.isin(surface.nodes, axis_nodes(body.node_coords, f"body {body.name!r}"))
