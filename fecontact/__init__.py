@@ -70,6 +70,10 @@ if TYPE_CHECKING:                      # what static tools and editors see (test
     from .solve.mpi import Launch, launch
     from .solve.newton import NewtonOptions, NewtonResult, semismooth_newton
     from .solve.problem import ContactProblem, Evaluation, Increment, automatic_augmentation
+    from .sensitivity import qoi
+    from .sensitivity.adjoint import Gradient
+    from .sensitivity.parameters import Parameter
+    from .sensitivity.shapes import ShapeParameter
     from .solve.state import IncrementStart, StepState
 
 #: The public API by concept: group -> (what it holds, {public name: the module it comes from,
@@ -154,6 +158,12 @@ API_GROUPS = {
         "residual_check": ".run.verify",
         "ResidualCheck": ".run.verify",
     }),
+    "Sensitivities": ("parameters, quantities of interest and their gradients by the discrete adjoint", {
+        "Parameter": ".sensitivity.parameters",
+        "ShapeParameter": ".sensitivity.shapes",
+        "Gradient": ".sensitivity.adjoint",
+        "qoi": (".sensitivity", "qoi"),
+    }),
 }
 #: public name -> the module it comes from
 _EXPORTS = {name: where for _, names in API_GROUPS.values() for name, where in names.items()}
@@ -194,4 +204,6 @@ __all__ = [                  # the names of API_GROUPS, in order (a literal for 
     # case files and runs
     "load_case", "build_model", "CaseModel", "CaseError", "prepare", "run_case", "RunResult",
     "residual_check", "ResidualCheck",
+    # sensitivities
+    "Parameter", "ShapeParameter", "Gradient", "qoi",
 ]

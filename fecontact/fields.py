@@ -114,6 +114,8 @@ def _builtin(value):
         return value.tolist()
     if isinstance(value, tuple):
         return [_builtin(v) for v in value]
+    if isinstance(value, float) and type(value) is not float:     # a float subclass (fecontact.Parameter)
+        return float(value)
     return value
 
 

@@ -290,7 +290,7 @@ def needs_probe(problem: ContactProblem, state: StepState) -> bool:
 
 def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = NewtonOptions(),
               stepping: SteppingOptions = SteppingOptions(), on_step=None, state=None,
-              resume: Progress | None = None, predictor=None):
+              resume: Progress | None = None, predictor=None, on_increment=None):
     """Solve the sequence of pseudo-times ``levels``.
 
     Parameters
@@ -306,6 +306,9 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
         Starts each increment from a coarser model's solution when that is
         better (:mod:`fecontact.analysis.nested`); its time is in the
         timings' ``nested``.
+    on_increment : callable(StepState), optional
+        Called with the state of every accepted increment (the path a
+        gradient is taken back along, :mod:`fecontact.sensitivity`).
 
     Returns
     -------
@@ -377,6 +380,8 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 previous = None if probe else (state.t, problem.unknowns(state))
                 used = t_new - state.t
                 state = commit(problem, result, t_new, start)
+                if on_increment is not None:
+                    on_increment(state)
                 if predictor is not None and not probe:
                     predictor.accept(t_new)
                 increments += 1

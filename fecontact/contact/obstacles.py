@@ -16,7 +16,7 @@ new obstacle is one class here.  The contract and the registry are in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
 import numpy as np
@@ -52,6 +52,13 @@ def _vector(obstacle, key: str, value) -> np.ndarray:
     return vec
 
 
+def _keep_given(obstacle) -> None:
+    """Keep the values the obstacle is made from (``__given__``): made again with other
+    parameter values (:func:`fecontact.sensitivity.parameters.substitute`), it starts from them."""
+    object.__setattr__(obstacle, "__given__", {f.name: getattr(obstacle, f.name)
+                                               for f in fields(obstacle) if f.init})
+
+
 def _moving(obstacle) -> None:
     """Set the displacement (default zero) of an obstacle under construction."""
     value = np.zeros(obstacle.dim) if obstacle.displacement is None else obstacle.displacement
@@ -79,6 +86,7 @@ class _Flat(RigidObstacle):
     amplitude: Amplitude | None = None
 
     def __post_init__(self):
+        _keep_given(self)
         point, normal = _vector(self, "point", self.point), _vector(self, "normal", self.normal)
         length = float(np.linalg.norm(normal))
         if not length > 0:
@@ -113,6 +121,7 @@ class _Round(RigidObstacle):
     amplitude: Amplitude | None = None
 
     def __post_init__(self):
+        _keep_given(self)
         object.__setattr__(self, "center", _vector(self, "center", self.center))
         if not (np.isfinite(self.radius) and self.radius > 0):
             raise ValueError(f"a rigid {self.kind}'s radius must be > 0, got {self.radius!r}")

@@ -25,6 +25,7 @@ from ..bodies.elasticity import constant_load, pressure_load
 from ..bodies.conditions import Amplitude, Coupling, Dirichlet, Spring
 from ..contact.surface import ContactSurface, contact_surface, transient_mapping
 from .meshes import as_linear_mesh, element_name, facets_where
+from .replay import recorded, shape_parameter
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
 #: The support a body of revolution gets on its nodes at ``r = 0``: ``u_r = 0``
@@ -147,6 +148,10 @@ class Body:
         self.loads: list = []
         self._predicates = 0
         self.initial_velocity = _initial_velocity(name, part, initial_velocity)
+        # what the body is made by, to make it again with other parameter values (model.replay)
+        self._given = dict(name=name, material=material, initial_velocity=initial_velocity)
+        self._calls, self._depth, self._labels, self._shapes = [], 0, {}, []
+        self._base_coordinates = part.mesh.p
         if part.axisymmetric:
             on_axis = axis_nodes(part.node_coords, f"body {name!r}")
             if on_axis.size:
@@ -167,6 +172,7 @@ class Body:
         return self.part.mesh
 
     # -- where things go ------------------------------------------------------
+    @recorded
     def boundary(self, where, name: str | None = None) -> str:
         """The boundary name of ``where``: a boundary name of the mesh, or a predicate to name.
 
@@ -200,7 +206,7 @@ class Body:
         if facets.size == 0:
             raise ValueError(f"body {self.name!r}: the predicate selects no boundary facet")
         self._predicates += 1
-        label = name or f"{self.name}-boundary-{self._predicates}"
+        label = self._labels[id(where)] = name or f"{self.name}-boundary-{self._predicates}"
         boundaries = dict(self.part.mesh.boundaries or {})
         boundaries[label] = facets
         part = self.part
@@ -208,6 +214,7 @@ class Body:
                                 part.regions or part.material)
         return label
 
+    @recorded
     def nodes(self, where=None, point=None) -> np.ndarray:
         """Body-local DOF nodes of a boundary (name or predicate), or the node nearest a point.
 
@@ -225,6 +232,7 @@ class Body:
         label = self.boundary(where)             # may add a boundary to the mesh first
         return self.part.boundary_nodes(label)
 
+    @recorded
     def surface(self, where, name: str | None = None) -> SurfaceRef:
         """A boundary as a contact (or tie) surface.
 
@@ -242,7 +250,10 @@ class Body:
         label = self.boundary(where, name)
         return SurfaceRef(self, label, contact_surface(self.part, 0, label))
 
+    shape_parameter = shape_parameter
+
     # -- supports -------------------------------------------------------------
+    @recorded
     def fix(self, where=None, *, point=None, x=None, y=None, z=None, amplitude=None,
             name: str | None = None) -> "Body":
         """Impose displacement components on a boundary or at a point (a Dirichlet condition).
@@ -299,6 +310,7 @@ class Body:
             self.dirichlet.append(Dirichlet(name, -1, nodes, tuple(comps), value, amplitude))
         return self
 
+    @recorded
     def couple(self, where, component: str, force: float = 0.0, *, amplitude=None,
                name: str | None = None) -> "Body":
         """Tie one displacement component of a boundary's nodes together, loaded by a resultant force.
@@ -327,6 +339,7 @@ class Body:
         self.couplings.append(Coupling(name or label, -1, nodes, next(iter(comp)), float(force), amplitude))
         return self
 
+    @recorded
     def spring(self, where, component: str, stiffness: float, *, damping: float = 0.0,
                anchor_offset: float = 0.0, anchor_velocity: float = 0.0,
                name: str | None = None) -> "Body":
@@ -392,6 +405,7 @@ class Body:
         elem = skfem.ElementVector(element_types(self.part.element, self.dim)[1]())
         return label, skfem.FacetBasis(self.part.geometry, elem, facets=facets)
 
+    @recorded
     def traction(self, where, value, *, amplitude=None) -> "Body":
         """A uniform traction vector (force per area) on a boundary.
 
@@ -414,6 +428,7 @@ class Body:
         self.loads.append(BodyLoad(f"{self.name}-{label}", vector, amplitude))
         return self
 
+    @recorded
     def pressure(self, where, value: float, *, amplitude=None) -> "Body":
         """A uniform pressure on a boundary, normal to it (positive pushes on the surface).
 
@@ -448,6 +463,7 @@ class Body:
         self.loads.append(BodyLoad(f"{self.name}-{label}-pressure", vector, amplitude))
         return self
 
+    @recorded
     def body_force(self, value, *, amplitude=None) -> "Body":
         """A uniform body force (force per volume) on the whole body, e.g. gravity ``rho g``.
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..bodies.elasticity import Material, plane_model
+from ..sensitivity.parameters import Parameter
 
 __all__ = ["LinearElastic"]
 
@@ -40,4 +41,10 @@ def LinearElastic(E: float, nu: float, plane: str = "plane_strain", density: flo
     >>> fc.LinearElastic(E=210e3, nu=0.3, plane="axisymmetric").model
     'axisymmetric'
     """
-    return Material(float(E), float(nu), plane_model(plane), float(density))
+    return Material(_number(E), _number(nu), plane_model(plane), _number(density))
+
+
+def _number(value) -> float:
+    """``value`` as a float; a :class:`fecontact.Parameter` stays one (a model made again
+    with other values finds it)."""
+    return value if isinstance(value, Parameter) else float(value)

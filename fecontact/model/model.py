@@ -30,6 +30,7 @@ from ..solve.problem import ContactProblem
 from .body import Body
 from .checks import model_findings
 from .contact import Contact, Tie
+from .replay import rebuild_model
 from .solution import Solution, keep_steps
 
 #: amplitude of loads, supports and obstacles given none: constant from t = 0 (dynamics)
@@ -300,11 +301,44 @@ class Model:
             coarse_problem = coarse._assembled(False, backend).problem
             predictor = NestedPrediction.of(problem, coarse_problem, newton, stepping, len(levels))
         states: list = []
+        increments: list = []
         on_step = keep_steps(None if out is None else Path(out), problem, states)
         records, state, timings = run_steps(problem, solver, levels, newton, stepping,
-                                            on_step=on_step, predictor=predictor)
+                                            on_step=on_step, predictor=predictor,
+                                            on_increment=increments.append)
         failure = records[-1].reason if records and not records[-1].converged else ""
-        return Solution(problem, state, tuple(records), timings, failure, tuple(states))
+        return Solution(problem, state, tuple(records), timings, failure, tuple(states),
+                        model=self, increments=tuple(increments))
+
+    def with_values(self, values: dict) -> "Model":
+        """The model made again with other values of its parameters.
+
+        The bodies, contact pairs and ties are made by the same calls with
+        every :class:`fecontact.Parameter` in ``values`` at its new value,
+        and every body with a shape parameter in ``values`` moved by it
+        (:mod:`fecontact.model.replay`).
+
+        Parameters
+        ----------
+        values : dict
+            :class:`fecontact.Parameter` -> float, shape parameter -> array.
+
+        Returns
+        -------
+        Model
+
+        Examples
+        --------
+        >>> import skfem
+        >>> import fecontact as fc
+        >>> E = fc.Parameter(1e3, name="E")
+        >>> mesh = skfem.MeshTri().refined(2).with_defaults()          # the unit square
+        >>> block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=E, nu=0.3)).fix("top", x=0.0, y=-0.01)
+        >>> model = fc.Model([block], [fc.Contact(block.surface("bottom"), fc.RigidLine((0.0, 0.0), (0.0, 1.0)))])
+        >>> f"{model.with_values({E: 2e3}).solve().reaction('top')[1]:.3g}"     # twice as stiff
+        '-22.9'
+        """
+        return rebuild_model(self, values)
 
     def solve_dynamic(self, dt: float, t_end: float, *, integrator: str = "newmark",
                       rho_inf: float = 0.8, initial: str = "rest", contact_mass: str = "consistent",

@@ -1,0 +1,144 @@
+r"""The cross terms of the adjoint: how an increment's equations depend on earlier unknowns.
+
+Increment ``k``'s residual ``R_k`` reads ``x_{k-1}`` and ``x_{k-2}`` through
+its start state (:mod:`fecontact.sensitivity.path`): only its contact terms
+do, and only through the displacements of the contact nodes' stencils (a
+slave node and the master nodes its rows involve) and the start pressures.
+The backward sweep needs the products ``C^T a`` of these Jacobians with an
+adjoint ``a``.  They are taken by central differences of the contact terms
+(the contact force ``f_c = B^T A lam`` in full numbering and the contact
+rows ``R_2``) with the displacements of many nodes perturbed at once:
+nodes whose stencils share no slave node's stencil get one colour (a
+greedy colouring of the graph ``S^T S S^T S``, ``S`` the node incidence of
+the stencils), so that every row of a coloured difference comes from one
+perturbed node, and the product is gathered row by row.  The cost is
+``2 dim`` contact-term evaluations per colour; against a rigid obstacle the
+stencils are single nodes and there are ``dim`` colours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .path import Path, Perturbation
+
+__all__ = ["stencil_incidence", "colouring", "cross_products"]
+
+
+def stencil_incidence(problem, kinematics) -> sp.csr_matrix:
+    """``S``: slave node (row) x global node (column) of the stencils of several kinematics, shape (m, n_nodes)."""
+    m, dim = problem.n_contact, problem.dim
+    n_nodes = problem.system.n_dofs // dim
+    S = sp.csr_matrix((m, n_nodes))
+    for kin in kinematics:
+        dofs = kin.dofs
+        rows = np.repeat(np.arange(m), dofs.shape[1])
+        cols = dofs.ravel()
+        keep = cols >= 0
+        part = sp.csr_matrix((np.ones(keep.sum()), (rows[keep], cols[keep] // dim)),
+                             shape=(m, n_nodes))
+        if kin.row_map is not None:
+            nodes = abs(kin.row_map).tocoo()
+            mix = sp.csr_matrix((np.ones(nodes.nnz), (nodes.row // dim, nodes.col // dim)),
+                                shape=(m, m))
+            part = mix @ part
+        S = S + part
+    S = S + sp.csr_matrix((m, n_nodes))
+    S.data[:] = 1.0
+    return S.tocsr()
+
+
+def colouring(S: sp.csr_matrix) -> tuple:
+    """Colours of the stencil nodes such that no slave node's rows see two nodes of one colour.
+
+    Returns
+    -------
+    (ndarray of int, ndarray of int)
+        The stencil nodes, and the colour of each.
+    """
+    nodes = np.flatnonzero(np.asarray(S.sum(axis=0)).ravel() > 0)
+    if nodes.size == 0:
+        return nodes, nodes
+    Sc = S[:, nodes]
+    reach = (Sc.T @ (S @ S.T) @ Sc).tocsr()                     # nodes that share a row of R
+    colour = -np.ones(nodes.size, dtype=int)
+    order = np.argsort(-np.diff(reach.indptr), kind="stable")
+    for a in order:
+        taken = colour[reach.indices[reach.indptr[a]:reach.indptr[a + 1]]]
+        free = np.setdiff1d(np.arange(taken.max(initial=-1) + 2), taken)
+        colour[a] = free[0]
+    return nodes, colour
+
+
+def cross_products(path: Path, problem, k: int, w_force: np.ndarray, w_rows: np.ndarray,
+                   lagged: bool, closing: bool, step: float) -> tuple:
+    r"""The derivatives of ``w_f . f_c + w_r . R_2`` of increment ``k`` in ``x_{k-1}`` and ``x_{k-2}``.
+
+    With ``w_f = -T a_1`` and ``w_r = a_2`` (``a`` an adjoint of increment
+    ``k``) they are ``(C_1^T a, C_2^T a)``, the products with the Jacobians of
+    ``R_k``; with a quantity's weights, its own dependence on the start state.
+
+    Parameters
+    ----------
+    path : Path
+    problem : ContactProblem
+        The run's problem.
+    k : int
+        The increment, ``>= 2``.
+    w_force : ndarray, shape (n_dofs, q)
+        Weights of the contact force ``f_c`` (full numbering).
+    w_rows : ndarray, shape (m*dim, q)
+        Weights of the contact rows.
+    lagged : bool
+        Some friction law reads the start pressure (the ``lam_{k-1}`` columns).
+    closing : bool
+        Some node is apart at the start of increment ``k`` (the ``x_{k-2}``
+        columns, through the approach rate).
+    step : float
+        Displacement step of the differences (length).
+
+    Returns
+    -------
+    (ndarray, ndarray or None)
+        Shapes (n_x, q); the second None when ``closing`` is False.
+    """
+    sysm, dim = problem.system, problem.dim
+    n_red = sysm.n_reduced
+    a2 = w_rows
+    kins = [path.evaluate(problem, j).kinematics for j in range(max(1, k - 2), k + 1)]
+    S = stencil_incidence(problem, kins)
+    nodes, colour = colouring(S)
+    reach = (S.T @ S).tocsr()
+    q = w_rows.shape[1]
+
+    def gather(which: str) -> np.ndarray:
+        v_full = np.zeros((sysm.n_dofs, q))
+        for c in range(colour.max(initial=-1) + 1):
+            group = nodes[colour == c]
+            for comp in range(dim):
+                du = np.zeros(sysm.n_dofs)
+                du[dim * group + comp] = step
+                plus = path.contact_terms(problem, k, Perturbation(**{which: du}))
+                minus = path.contact_terms(problem, k, Perturbation(**{which: -du}))
+                d_force = (plus[0] - minus[0]) / (2.0 * step)
+                d_rows = (plus[1] - minus[1]) / (2.0 * step)
+                per_node = np.einsum("ncq,nc->nq", w_force.reshape(-1, dim, q),
+                                     d_force.reshape(-1, dim))
+                per_row = np.einsum("mcq,mc->mq", a2.reshape(-1, dim, q), d_rows.reshape(-1, dim))
+                v_full[dim * group + comp] = reach[group] @ per_node + S[:, group].T @ per_row
+        out = np.zeros((n_red + a2.shape[0], q))
+        out[:n_red] = sysm.T.T @ v_full
+        return out
+
+    v_previous = gather("u_previous")
+    if lagged:
+        lam = path.unknowns[k - 1][n_red:].reshape(-1, dim)[:, 0]
+        h = 1e-6 * max(float(np.abs(lam).max(initial=0.0)), 1e-300)
+        plus = path.contact_terms(problem, k, Perturbation(pressure_previous=np.full(lam.size, h)))
+        minus = path.contact_terms(problem, k, Perturbation(pressure_previous=np.full(lam.size, -h)))
+        d_rows = ((plus[1] - minus[1]) / (2.0 * h)).reshape(-1, dim)
+        v_lam = v_previous[n_red:].reshape(-1, dim, q)
+        v_lam[:, 0] += np.einsum("mcq,mc->mq", a2.reshape(-1, dim, q), d_rows)
+    v_before = gather("u_before") if closing and k >= 3 else None
+    return v_previous, v_before
