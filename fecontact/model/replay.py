@@ -155,7 +155,7 @@ def shape_parameter(self, where, *, direction="normal", extension: str = "harmon
     ValueError
         On a body of quadratic elements.
     """
-    if self.part.quadratic:
+    if self.part.has_edge_nodes:
         raise ValueError(f"body {self.name!r}: shape parameters need linear elements (P1, Q1), "
                          f"not {self.part.element!r}")
     label = self.boundary(where, name)

@@ -110,6 +110,7 @@ def cross_products(path: Path, problem, k: int, w_force: np.ndarray, w_rows: np.
     S = stencil_incidence(problem, kins)
     nodes, colour = colouring(S)
     reach = (S.T @ S).tocsr()
+    reach.data[:] = 1.0
     q = w_rows.shape[1]
 
     def gather(which: str) -> np.ndarray:
