@@ -69,6 +69,9 @@ class CaseModel:
     timings: dict = field(default_factory=dict, compare=False)
     #: the coarse model of nested iteration (:mod:`fecontact.analysis.nested`), or None
     coarse: "CaseModel | None" = None
+    #: the :class:`fecontact.Model` the problem was assembled from (its ``solve`` gives a
+    #: :class:`fecontact.Solution`, whose ``gradient`` needs the model)
+    model: object = field(default=None, compare=False, repr=False)
 
 
 def _material(table, where: str, source: str) -> Material:
@@ -279,7 +282,8 @@ def build_model(case: dict) -> CaseModel:
     ties = [_tie_of(spec, f"tie.{k}", bodies, source) for k, spec in enumerate(case.get("tie", []))]
     try:
         share = element_share(case.get("solver", {}).get("backend", "auto"), dynamic)
-        assembly = Model(list(bodies.values()), contacts, ties).assemble(dynamic=dynamic, share=share)
+        model = Model(list(bodies.values()), contacts, ties)
+        assembly = model.assemble(dynamic=dynamic, share=share)
     except ValueError as err:                  # a tie that cannot be made
         raise CaseError(f"{source}: {err}") from None
     timings.update(assembly.timings)
@@ -293,12 +297,13 @@ def build_model(case: dict) -> CaseModel:
         return CaseModel(case=case, problem=problem, levels=(), newton=newton, stepping=stepping,
                          backend=solver.get("backend", "auto"),
                          dynamics=_dynamics(case["dynamics"], stepping, source),
-                         initial_velocity=assembly.initial_velocity, timings=timings)
+                         initial_velocity=assembly.initial_velocity, timings=timings, model=model)
     levels = _levels(case["steps"], source)
     coarse = _coarse_model(case, problem, timings)
     timings["build"] = time.perf_counter() - tic_build
     return CaseModel(case=case, problem=problem, levels=levels, newton=newton, stepping=stepping,
-                     backend=solver.get("backend", "auto"), timings=timings, coarse=coarse)
+                     backend=solver.get("backend", "auto"), timings=timings, coarse=coarse,
+                     model=model)
 
 
 def _coarse_model(case: dict, problem, timings: dict) -> CaseModel | None:
