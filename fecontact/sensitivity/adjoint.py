@@ -36,13 +36,14 @@ with a margin near zero is one-sided.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..friction import Status
+from ..solve.schur import SchurBackend
 from .cross import cross_products
 from .parameters import Parameter
 from .path import Path
@@ -109,9 +110,55 @@ class Gradient:
         return dict(zip(self.names, self.derivatives))
 
 
-def status_margin(problem, path: Path, k: int) -> tuple:
-    """``(margin, where)`` of increment ``k`` (see :attr:`Gradient.margin`)."""
-    ev = path.evaluate(problem, k)
+class AdjointSolver:
+    r"""Solves ``J_k^T a = b`` for the adjoints of a run's increments.
+
+    The transposed Jacobian has the blocks of the forward one transposed:
+    ``[[K + D^T, J_21^T], [J_12^T, J_22^T]]``.  It is solved by the
+    ``schur`` backend's condensation (:class:`fecontact.solve.schur.SchurBackend`:
+    one factorisation of the bulk stiffness for every increment, the
+    compliance of the contact DOFs, a dense system of the contact rows; in
+    finite strain GMRES preconditioned by it) applied to the transposed
+    blocks, or, when the bulk matrix cannot be factorised that way, by a
+    sparse LU of the whole transposed matrix.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+    """
+
+    def __init__(self, problem):
+        self.problem = problem
+        try:
+            self.backend = SchurBackend(problem, tolerance=1e-13)
+        except (RuntimeError, ValueError, np.linalg.LinAlgError):
+            self.backend = None
+
+    def solve(self, ev, b: np.ndarray) -> np.ndarray:
+        """``a`` with ``J^T a = b`` (``J`` the Jacobian of ``ev``), ``b`` of shape (N, q)."""
+        idle = np.concatenate([np.zeros(ev.n_reduced, bool),
+                               np.repeat(self.problem.scale == 0.0, self.problem.dim)])
+        b = np.where(idle[:, None], 0.0, b)
+        if self.backend is not None and not idle.any():
+            transposed = replace(ev, residual=np.zeros(b.shape[0]),
+                                 D=None if ev.D is None else ev.D.T.tocsr(),
+                                 J12=ev.J21.T.tocsc(), J21=ev.J12.T.tocsr(), J22=ev.J22.T.tocsr())
+            try:
+                out = np.column_stack([self.backend.solve(replace(transposed, residual=-b[:, j]))
+                                       for j in range(b.shape[1])])
+                if np.all(np.isfinite(out)):
+                    return out
+            except (RuntimeError, ValueError, np.linalg.LinAlgError):
+                pass
+        J = ev.jacobian()
+        if idle.any():                     # rows that hold zero (midside nodes): identity
+            J = (J + sp.diags(idle.astype(float))).tocsc()
+        return splu(J.T.tocsc()).solve(b)
+
+
+def status_margin(problem, path: Path, k: int, ev=None) -> tuple:
+    """``(margin, where)`` of increment ``k`` (see :attr:`Gradient.margin`), ``ev`` its evaluation."""
+    ev = ev if ev is not None else path.evaluate(problem, k)
     lam = path.unknowns[k][problem.system.n_reduced:].reshape(-1, problem.dim)
     if lam.shape[0] == 0:
         return np.inf, ""
@@ -222,20 +269,16 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
                     seed(k - 2, j, before[:, 0])
     last = max(rhs) if rhs else 0
     adjoints: dict = {}
+    solver = AdjointSolver(problem)
     margins = []
     for k in range(last, 0, -1):
         b = rhs.pop(k, None)
         if b is None or not np.any(b):
             continue
         ev = path.evaluate(problem, k, jacobian=True)
-        J = ev.jacobian()
-        idle = np.concatenate([np.zeros(ev.n_reduced, bool),
-                               np.repeat(problem.scale == 0.0, problem.dim)])
-        if idle.any():
-            J = (J + sp.diags(idle.astype(float))).tocsc()
-        a = splu(J.T.tocsc()).solve(np.where(idle[:, None], 0.0, b))
+        a = solver.solve(ev, b)
         adjoints[k] = a
-        margins.append(status_margin(problem, path, k))
+        margins.append(status_margin(problem, path, k, ev))
         if history and k >= 2:
             start = path.start_state(problem, k)
             closing = start.approach is not None and bool(

@@ -26,20 +26,22 @@ from .path import Path, Perturbation
 __all__ = ["stencil_incidence", "colouring", "cross_products"]
 
 
-def stencil_incidence(problem, kinematics) -> sp.csr_matrix:
-    """``S``: slave node (row) x global node (column) of the stencils of several kinematics, shape (m, n_nodes)."""
+def stencil_incidence(problem, stencils) -> sp.csr_matrix:
+    """``S``: slave node (row) x global node (column) of several stencils, shape (m, n_nodes).
+
+    ``stencils`` are ``(dofs, row_map)`` pairs (:meth:`Path.stencil_dofs`).
+    """
     m, dim = problem.n_contact, problem.dim
     n_nodes = problem.system.n_dofs // dim
     S = sp.csr_matrix((m, n_nodes))
-    for kin in kinematics:
-        dofs = kin.dofs
+    for dofs, row_map in stencils:
         rows = np.repeat(np.arange(m), dofs.shape[1])
         cols = dofs.ravel()
         keep = cols >= 0
         part = sp.csr_matrix((np.ones(keep.sum()), (rows[keep], cols[keep] // dim)),
                              shape=(m, n_nodes))
-        if kin.row_map is not None:
-            nodes = abs(kin.row_map).tocoo()
+        if row_map is not None:
+            nodes = abs(row_map).tocoo()
             mix = sp.csr_matrix((np.ones(nodes.nnz), (nodes.row // dim, nodes.col // dim)),
                                 shape=(m, m))
             part = mix @ part
@@ -49,25 +51,39 @@ def stencil_incidence(problem, kinematics) -> sp.csr_matrix:
     return S.tocsr()
 
 
+_COLOURS: dict = {}
+
+
 def colouring(S: sp.csr_matrix) -> tuple:
     """Colours of the stencil nodes such that no slave node's rows see two nodes of one colour.
+
+    Greedy, largest degree first; remembered for stencils of the same pattern.
 
     Returns
     -------
     (ndarray of int, ndarray of int)
         The stencil nodes, and the colour of each.
     """
+    S = S.tocsr()
+    S.sort_indices()
+    key = (S.shape, S.indptr.tobytes(), S.indices.tobytes())
+    if key in _COLOURS:
+        return _COLOURS[key]
     nodes = np.flatnonzero(np.asarray(S.sum(axis=0)).ravel() > 0)
-    if nodes.size == 0:
-        return nodes, nodes
-    Sc = S[:, nodes]
-    reach = (Sc.T @ (S @ S.T) @ Sc).tocsr()                     # nodes that share a row of R
     colour = -np.ones(nodes.size, dtype=int)
-    order = np.argsort(-np.diff(reach.indptr), kind="stable")
-    for a in order:
-        taken = colour[reach.indices[reach.indptr[a]:reach.indptr[a + 1]]]
-        free = np.setdiff1d(np.arange(taken.max(initial=-1) + 2), taken)
-        colour[a] = free[0]
+    if nodes.size:
+        Sc = S[:, nodes]
+        reach = (Sc.T @ (S @ S.T) @ Sc).tocsr()                 # nodes that share a row of R
+        indptr, indices = reach.indptr, reach.indices
+        for a in np.argsort(-np.diff(indptr), kind="stable").tolist():
+            taken = set(colour[indices[indptr[a]:indptr[a + 1]]].tolist())
+            c = 0
+            while c in taken:
+                c += 1
+            colour[a] = c
+    if len(_COLOURS) > 64:
+        _COLOURS.clear()
+    _COLOURS[key] = (nodes, colour)
     return nodes, colour
 
 
@@ -106,8 +122,7 @@ def cross_products(path: Path, problem, k: int, w_force: np.ndarray, w_rows: np.
     sysm, dim = problem.system, problem.dim
     n_red = sysm.n_reduced
     a2 = w_rows
-    kins = [path.evaluate(problem, j).kinematics for j in range(max(1, k - 2), k + 1)]
-    S = stencil_incidence(problem, kins)
+    S = stencil_incidence(problem, [path.stencil_dofs(problem, j) for j in range(max(1, k - 2), k + 1)])
     nodes, colour = colouring(S)
     reach = (S.T @ S).tocsr()
     reach.data[:] = 1.0

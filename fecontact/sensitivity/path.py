@@ -77,6 +77,7 @@ class Path:
         self.problem = problem
         self.states = (problem.initial_state(),) + tuple(increments)
         self.unknowns = [problem.unknowns(s) for s in self.states]
+        self._stencils: dict = {}
 
     @property
     def n(self) -> int:
@@ -144,9 +145,22 @@ class Path:
 
     def contact_terms(self, problem: ContactProblem, k: int,
                       change: Perturbation = Perturbation()) -> tuple:
-        """``(f_c, R_2)`` of increment ``k``: the full contact force ``B^T A lam`` and the contact rows."""
-        ev = self.evaluate(problem, k, change)
-        B = kinematic_operator(ev.kinematics, problem.system.n_dofs)
-        lam = self.unknowns[k][problem.system.n_reduced:]
-        force = B.T @ (np.repeat(problem.scale, problem.dim) * lam)
-        return force, ev.residual[ev.n_reduced:]
+        """``(f_c, R_2)`` of increment ``k``: the full contact force ``B^T A lam`` and the contact rows
+        (the only terms of ``R_k`` that read the start state; the bulk terms are not evaluated)."""
+        start = self.start_state(problem, k, change)
+        d, n_red = problem.dim, problem.system.n_reduced
+        lam = self.unknowns[k][n_red:].reshape(-1, d)
+        u = self.displacement(problem, k)
+        kin, rows = problem.contact_rows(u, lam, self.time(k), start, self.states[k].facet)
+        B = kinematic_operator(kin, problem.system.n_dofs)
+        A = np.repeat(problem.scale, d)
+        return B.T @ (A * lam.ravel()), A * rows.residual.ravel()
+
+    def stencil_dofs(self, problem: ContactProblem, k: int) -> tuple:
+        """The DOFs each contact row of increment ``k`` reads: ``(kin.dofs, kin.row_map)`` (cached)."""
+        key = (id(problem), k)
+        if key not in self._stencils:
+            kin = self.geometry(problem, k, self.displacement(problem, k),
+                                None if k == 0 else self.states[k].increment_start())
+            self._stencils[key] = (kin.dofs, kin.row_map)
+        return self._stencils[key]

@@ -190,10 +190,7 @@ class ContactProblem:
         """Spatial dimension."""
         return self.system.dim
 
-    @property
-    def n_contact(self) -> int:
-        """Number of slave nodes ``m`` over all pairs."""
-        return self.area.size
+    n_contact = property(lambda self: self.area.size, doc="Number of slave nodes ``m`` over all pairs.")
 
     def initial_state(self) -> StepState:
         """The unloaded state at ``t = 0``: no displacement, no traction, every node open and stuck."""
@@ -367,11 +364,8 @@ class ContactProblem:
         return f"contact node {i}"
 
     def where(self, index: int) -> str:
-        """Where row ``index`` of the Newton system ``[u_hat, lam]`` lives, in words.
-
-        A reduced displacement unknown names its first DOF (component, node,
-        body and coordinates); a contact row names the slave node and pair.
-        """
+        """Where row ``index`` of the Newton system ``[u_hat, lam]`` lives, in words: a reduced
+        unknown's first DOF (component, node, body, coordinates), or a contact row's node and pair."""
         sysm = self.system
         if index >= sysm.n_reduced:
             i, component = divmod(index - sysm.n_reduced, self.dim)
@@ -388,8 +382,8 @@ class ContactProblem:
 
     def unknowns(self, state: StepState) -> np.ndarray:
         """Newton unknowns ``[u_hat, lam.ravel()]`` from a state."""
-        u_hat = self.system.to_reduced(state.u - self.system.prescribed(state.t))
-        return np.concatenate([u_hat, state.multiplier.ravel()])
+        return np.concatenate([self.system.to_reduced(state.u - self.system.prescribed(state.t)),
+                               state.multiplier.ravel()])
 
     def increment(self, t: float, state: StepState, bulk: BulkTerms | None = None) -> "Increment":
         """The increment to ``t`` from ``state`` (static bulk terms unless ``bulk`` is given)."""
@@ -421,14 +415,7 @@ class ContactProblem:
         n_red, d = sysm.n_reduced, self.dim
         u = sysm.displacement(unknowns[:n_red], t)
         lam = unknowns[n_red:].reshape(-1, d)
-        kin = self.kinematics(u, t, state, facet_hint)
-        gap, slip = kin.local.gap, kin.local.slip - self.slip_offset(state, t)
-        dt = t - state.t if t > state.t else 1.0
-        normal = augmented_normal(lam[:, 0], gap, self.c_n, self.penalty)
-        trial = lam[:, 1:] - self.c_t[:, None] * slip
-        response = self.friction.return_map(trial, normal.traction, slip, dt,
-                                            self.friction_start(state))
-        cr = alart_curnier(lam, normal, response, self.c_t)
+        kin, cr = self.contact_rows(u, lam, t, state, facet_hint)
         B = kinematic_operator(kin, sysm.n_dofs)
         A = np.repeat(self.scale, d)
         R_bulk, scale = bulk.residual(u, t)
@@ -448,6 +435,18 @@ class ContactProblem:
                       J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
                       J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
         return Evaluation(**ev)
+
+    def contact_rows(self, u: np.ndarray, lam: np.ndarray, t: float, state: StepState,
+                     facet_hint: np.ndarray | None = None) -> tuple:
+        """``(kinematics, ContactResidual)`` of the contact rows at ``u`` (n_dofs,), ``lam`` (m, dim)."""
+        kin = self.kinematics(u, t, state, facet_hint)
+        gap, slip = kin.local.gap, kin.local.slip - self.slip_offset(state, t)
+        dt = t - state.t if t > state.t else 1.0
+        normal = augmented_normal(lam[:, 0], gap, self.c_n, self.penalty)
+        trial = lam[:, 1:] - self.c_t[:, None] * slip
+        response = self.friction.return_map(trial, normal.traction, slip, dt,
+                                            self.friction_start(state))
+        return kin, alart_curnier(lam, normal, response, self.c_t)
 
     def full_residual(self, u: np.ndarray, multiplier: np.ndarray, t: float,
                       state: StepState) -> np.ndarray:
