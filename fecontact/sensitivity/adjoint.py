@@ -188,13 +188,6 @@ def ev_rows(problem) -> int:
     return problem.n_contact * problem.dim
 
 
-def _stencil(f, h: float, four: bool) -> float:
-    """The derivative of ``f(e)`` (``e`` the offset) by central differences."""
-    if four:
-        return (8.0 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12.0 * h)
-    return (f(h) - f(-h)) / (2.0 * h)
-
-
 def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
                       cross_step: float | None = None) -> list:
     """The gradients of ``quantities`` with respect to ``wrt`` (see the module docstring).
@@ -254,22 +247,23 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
         values.append(v)
         for level, g in grads.items():
             seed(ends[level], j, g)
+        for level, w_force in (q.start_weights(frames) if history else {}).items():
+            # the quantity reads the start state too (the slip directions in B)
             k = ends[level]
-            weights = q.start_weights(frames[level]) if history and k >= 2 else None
-            for which, w_force in (weights or {}).items():
-                # the quantity reads the start state too (the slip directions in B)
-                start = path.start_state(problem, k)
-                closing = start.approach is not None and bool(
-                    np.any(problem.apart(start.status, start.gap)))
-                previous, before = cross_products(path, problem, k, w_force[:, None],
-                                                  np.zeros((ev_rows(problem), 1)),
-                                                  False, closing, step)
-                seed(k - 1, j, previous[:, 0])
-                if before is not None:
-                    seed(k - 2, j, before[:, 0])
+            if k < 2:
+                continue
+            start = path.start_state(problem, k)
+            closing = start.approach is not None and bool(np.any(problem.apart(start.status,
+                                                                                 start.gap)))
+            previous, before = cross_products(path, problem, k, w_force[:, None],
+                                              np.zeros((ev_rows(problem), 1)), False, closing, step)
+            seed(k - 1, j, previous[:, 0])
+            if before is not None:
+                seed(k - 2, j, before[:, 0])
     last = max(rhs) if rhs else 0
     adjoints: dict = {}
     solver = AdjointSolver(problem)
+    statuses: dict = {}
     margins = []
     for k in range(last, 0, -1):
         b = rhs.pop(k, None)
@@ -278,6 +272,7 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
         ev = path.evaluate(problem, k, jacobian=True)
         a = solver.solve(ev, b)
         adjoints[k] = a
+        statuses[k] = ev.contact.status
         margins.append(status_margin(problem, path, k, ev))
         if history and k >= 2:
             start = path.start_state(problem, k)
@@ -291,9 +286,11 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
     adjoint_seconds = time.perf_counter() - tic
 
     tic = time.perf_counter()
+    base_status = np.concatenate([statuses[k] for k in adjoints]) if adjoints else np.zeros(0, int)
     derivatives = [[] for _ in quantities]
     for param in wrt:
-        d = _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebuild)
+        d = _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebuild,
+                                  base_status)
         for j in range(nq):
             derivatives[j].append(d[j])
     partial_seconds = time.perf_counter() - tic
@@ -313,16 +310,40 @@ def _matched(problem, other):
     return other
 
 
-def _total(problem, path, ends, quantities, adjoints) -> np.ndarray:
-    """``Q_j - sum_k a_k^T R_k`` for every quantity ``j`` with ``problem`` (at the run's unknowns)."""
+def _total(problem, path, ends, quantities, adjoints) -> tuple:
+    """``Q_j - sum_k a_k^T R_k`` for every quantity ``j`` with ``problem`` (at the run's unknowns),
+    and the contact status of every increment with an adjoint."""
     frames = Frames(problem, path, ends)
     out = np.array([q.value(frames) for q in quantities])
+    statuses = []
     for k, a in adjoints.items():
-        out -= a.T @ path.evaluate(problem, k).residual
-    return out
+        ev = path.evaluate(problem, k)
+        out -= a.T @ ev.residual
+        statuses.append(ev.contact.status)
+    return out, np.concatenate(statuses) if statuses else np.zeros(0, int)
 
 
-def _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebuild) -> list:
+def _smooth_derivative(at, base_status, h: float, four: bool) -> np.ndarray:
+    """The central difference of ``at(e)`` (values, statuses) with a step on one smooth piece.
+
+    The step is divided by 10 (up to five times) while some contact node's
+    status at a stencil point differs from the run's: the residual has a kink
+    there (a node closes or sticks at the perturbed parameter).
+    """
+    offsets = (-2, -1, 1, 2) if four else (-1, 1)
+    for _ in range(6):
+        points = {e: at(e * h) for e in offsets}
+        if all(np.array_equal(status, base_status) for _, status in points.values()):
+            break
+        h /= 10.0
+    f = {e: value for e, (value, _) in points.items()}
+    if four:
+        return (8.0 * (f[1] - f[-1]) - (f[2] - f[-2])) / (12.0 * h)
+    return (f[1] - f[-1]) / (2.0 * h)
+
+
+def _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebuild,
+                          base_status) -> list:
     """``dQ_j/dp`` of every quantity: a float per quantity, or an array for a shape parameter."""
     def at(values):
         return _total(_matched(problem, rebuild(values)), path, ends, quantities, adjoints)
@@ -331,9 +352,9 @@ def _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebu
         p = float(param)
         h = 1e-3 * abs(p) if p != 0.0 else 1e-6
         try:
-            d = _stencil(lambda e: at({param: p + e}), h, True)
+            d = _smooth_derivative(lambda e: at({param: p + e}), base_status, h, True)
         except ValueError:                     # p - h out of range (mu = 0): one-sided
-            f0, f1, f2 = at({param: p}), at({param: p + h}), at({param: p + 2 * h})
+            f0, f1, f2 = (at({param: p + e})[0] for e in (0.0, h, 2 * h))
             d = (-3.0 * f0 + 4.0 * f1 - f2) / (2.0 * h)
         return list(d)
     base = param.value
@@ -342,7 +363,7 @@ def _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebu
     for i in range(param.size):
         e = np.zeros(param.size)
         e[i] = 1.0
-        out[:, i] = _stencil(lambda s: at({param: base + s * e}), h, False)
+        out[:, i] = _smooth_derivative(lambda s: at({param: base + s * e}), base_status, h, False)
     return list(out)
 
 

@@ -13,6 +13,13 @@ dicts), and the calls are made again.  The gradient of a result
 named by their objects; a parameter keeps its ``key`` through every new
 value, so the parameter of a model made again is still the same one.
 
+Arithmetic on a parameter gives a plain number, as on any float: ``-R``
+or ``2 * E`` are not parameters, and a model given them does not depend on
+``R`` or ``E`` for its gradients (nor does :meth:`fecontact.Model.with_values`
+change them).  Give the parameter itself where the number enters; where a
+model needs a function of it (a sphere's centre at ``-R``), make that
+number a parameter of its own.
+
 Examples
 --------
 >>> import fecontact as fc

@@ -195,14 +195,21 @@ class Quantity:
         """The same quantity at output level ``step``."""
         return replace(self, step=step)
 
-    def start_weights(self, frame: Frame) -> dict | None:
-        """Weights ``w`` (full numbering) of the contact force ``f_c`` if the quantity reads ``w . f_c``.
+    def start_weights(self, frames: Frames) -> dict:
+        """Weights ``w`` (full numbering) of the contact force ``f_c`` it reads, by level.
 
         ``f_c = B^T A lam`` depends on the start state of the level's
-        increment (its slip rows on the start tangents), so such a quantity
-        depends on earlier unknowns too (:mod:`fecontact.sensitivity.adjoint`).
-        Returns ``{"force": w}``, or None.
+        increment (its slip rows on the start tangents), so a quantity that
+        reads ``w . f_c`` depends on earlier unknowns too
+        (:mod:`fecontact.sensitivity.adjoint`).  ``{level: w}``; empty when
+        it reads no contact force.
         """
+        (level,) = self.levels(frames)
+        w = self.force_weights(frames[level])
+        return {} if w is None else {level: w}
+
+    def force_weights(self, frame: Frame) -> np.ndarray | None:
+        """``w`` of a single-level quantity that reads ``w . f_c`` at ``frame``, or None."""
         return None
 
     def __add__(self, other):
@@ -234,6 +241,15 @@ class Quantity:
         return self * (1.0 / c)
 
 
+def _combined(parts) -> dict:
+    """``sum_i c_i w_i`` of ``(c_i, {level: w_i})`` pairs, by level."""
+    out: dict = {}
+    for c, weights in parts:
+        for level, w in weights.items():
+            out[level] = out.get(level, 0.0) + c * w
+    return out
+
+
 @dataclass(frozen=True)
 class Sum(Quantity):
     """``sum_i c_i q_i``.
@@ -258,6 +274,10 @@ class Sum(Quantity):
             for level, vec in g.items():
                 grads[level] = grads.get(level, 0.0) + c * vec
         return total, grads
+
+    def start_weights(self, frames: Frames) -> dict:
+        """The terms' weights times their factors."""
+        return _combined((c, q.start_weights(frames)) for c, q in self.terms)
 
     def __repr__(self) -> str:
         return " + ".join(f"{c:g}*{q!r}" for c, q in self.terms)
@@ -308,9 +328,9 @@ class Reaction(Quantity):
         g_lam = -(np.repeat(frame.problem.area, frame.problem.dim) * (frame.B @ select))
         return value, frame.from_full(g_u, g_lam)
 
-    def start_weights(self, frame: Frame) -> dict:
+    def force_weights(self, frame: Frame) -> np.ndarray:
         """``-s``: the reaction is ``s . (f_int - f_ext - f_c)``."""
-        return {"force": -self._select(frame)}
+        return -self._select(frame)
 
 
 @dataclass(frozen=True)
@@ -355,9 +375,9 @@ class ContactForce(Quantity):
         g_lam = np.repeat(problem.area * mask, problem.dim) * (frame.B @ select)
         return value, frame.from_full(G.T @ select, g_lam)
 
-    def start_weights(self, frame: Frame) -> dict:
+    def force_weights(self, frame: Frame) -> np.ndarray:
         """``s`` (the pair's force is ``s . f_c`` when no other pair acts on its slave nodes)."""
-        return {"force": self._select(frame)[1]}
+        return self._select(frame)[1]
 
 
 @dataclass(frozen=True)
@@ -402,14 +422,34 @@ def _probe(sysm, point, body: str | None) -> tuple:
         if body is not None and part.name != body:
             continue
         scalar = skfem.Basis(part.geometry, element_types(part.element, sysm.dim)[1]())
-        try:
-            weights = np.asarray(scalar.probes(x).todense()).ravel()
-        except (ValueError, IndexError):
+        weights = _probe_weights(scalar, part.mesh, x)
+        if weights is None:
             continue
         if weights.size == part.n_nodes and np.isclose(weights.sum(), 1.0):
             return weights, b
     raise ValueError(f"the point {tuple(x.ravel())} lies in no element of "
                      f"{'body ' + repr(body) if body else 'any body'}")
+
+
+def _probe_weights(basis, mesh, x: np.ndarray) -> np.ndarray | None:
+    """Interpolation weights at ``x``, or None outside the mesh.
+
+    A point outside by at most ``1e-6`` of the mesh's size (on a boundary a
+    shape parameter moves) is taken at its nearest element, nudged that far
+    towards the element's centre.
+    """
+    for attempt in range(2):
+        try:
+            return np.asarray(basis.probes(x).todense()).ravel()
+        except (ValueError, IndexError):
+            if attempt:
+                return None
+            centres = mesh.p[:, mesh.t].mean(axis=1)
+            i = int(np.argmin(np.linalg.norm(centres - x, axis=0)))
+            size = float(np.linalg.norm(mesh.p.max(axis=1) - mesh.p.min(axis=1)))
+            towards = centres[:, i:i + 1] - x
+            x = x + towards * min(1.0, 1e-6 * size / max(float(np.linalg.norm(towards)), 1e-300))
+    return None
 
 
 @dataclass(frozen=True)
@@ -563,6 +603,13 @@ class Misfit(Quantity):
             for lv, vec in g.items():
                 grads[lv] = grads.get(lv, 0.0) + 2.0 * w * (v - d) * vec
         return total, grads
+
+    def start_weights(self, frames: Frames) -> dict:
+        """``sum_l 2 w_l (q_l - d_l)`` times the quantity's weights at level ``l``."""
+        data, levels, weights = self._parts(frames)
+        return _combined((2.0 * w * (self.quantity.at(lv).value(frames) - d),
+                          self.quantity.at(lv).start_weights(frames))
+                         for d, lv, w in zip(data, levels, weights))
 
     def history(self, frames: Frames) -> np.ndarray:
         """The quantity at each datum's level, shape (len(data),)."""
