@@ -121,8 +121,8 @@ def test_an_evaluation_depends_on_its_arguments_only():
     assert (first.J21 != again.J21).nnz == 0
 
 
-ORDER = ["mesh", "friction", "bodies", "contact", "solve", "analysis", "io", "model", "case",
-         "references", "visuals", "run", "pfc", "cli"]
+ORDER = ["mesh", "friction", "bodies", "contact", "solve", "analysis", "sensitivity", "io", "model",
+         "case", "references", "visuals", "run", "pfc", "cli"]
 
 
 def test_subpackages_import_only_earlier_ones():
