@@ -14,7 +14,7 @@ pseudo-time ``[0, 1]`` in statics, constant in dynamics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import skfem
@@ -23,9 +23,10 @@ from ..bodies.body import ElasticBody, element_types
 from ..bodies.axisymmetric import axis_nodes
 from ..bodies.elasticity import constant_load, pressure_load
 from ..bodies.conditions import Amplitude, Coupling, Dirichlet, Spring
-from ..contact.surface import ContactSurface, contact_surface, transient_mapping
+from ..contact.surface import contact_surface, transient_mapping
 from .meshes import as_linear_mesh, element_name, facets_where
 from .replay import recorded, shape_parameter
+from .surfaces import SurfaceRef
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2}
 #: The support a body of revolution gets on its nodes at ``r = 0``: ``u_r = 0``
@@ -47,24 +48,6 @@ class BodyLoad:
     name: str
     vector: np.ndarray
     amplitude: Amplitude | None
-
-
-@dataclass(frozen=True)
-class SurfaceRef:
-    """A boundary of a body used as a contact or tie surface.
-
-    Attributes
-    ----------
-    body : Body
-    boundary : str
-        The boundary name in the body's mesh.
-    surface : ContactSurface
-        Its contact surface (body index 0 until the model numbers the bodies).
-    """
-
-    body: "Body"
-    boundary: str
-    surface: ContactSurface = field(repr=False)
 
 
 def component_values(values: dict, dim: int) -> dict:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..sensitivity.parameters import Parameter, collect, substitute
 from ..sensitivity.shapes import ShapeParameter
+from .surfaces import SurfaceRef
 
 __all__ = ["recorded", "replay_body", "rebuild_model", "split_values", "model_parameters"]
 
@@ -68,8 +69,6 @@ def model_parameters(model) -> dict:
 
     Surfaces are not searched (their bodies are).
     """
-    from .body import SurfaceRef
-
     found: dict = {}
     for body in model.bodies:
         collect(body._given, found)
@@ -84,8 +83,6 @@ def model_parameters(model) -> dict:
 
 def replay_body(body, scalars: dict, shapes: dict):
     """``body`` made again with parameter values ``scalars`` and shape values ``shapes`` (by key)."""
-    from .body import Body
-
     given = body._given
     mesh = body.part.mesh
     own = [s.at(shapes[s.key]) if s.key in shapes else s for s in body._shapes]
@@ -93,7 +90,7 @@ def replay_body(body, scalars: dict, shapes: dict):
         n = body._base_coordinates.shape[1]
         coords = body._base_coordinates + sum(s.motion(s.value, n) for s in own)
         mesh = dataclasses.replace(mesh, doflocs=coords)
-    new = Body(given["name"], mesh, body.part.element, substitute(given["material"], scalars),
+    new = type(body)(given["name"], mesh, body.part.element, substitute(given["material"], scalars),
                initial_velocity=substitute(given["initial_velocity"], scalars))
     new._base_coordinates = body._base_coordinates
     new._shapes = own
@@ -108,9 +105,6 @@ def replay_body(body, scalars: dict, shapes: dict):
 
 def rebuild_model(model, values: dict):
     """``model`` made again with the parameter values ``values`` (see :meth:`fecontact.Model.with_values`)."""
-    from .body import SurfaceRef
-    from .model import Model
-
     scalars, shapes = split_values(values)
     bodies = {id(b): replay_body(b, scalars, shapes) for b in model.bodies}
 
@@ -120,7 +114,7 @@ def rebuild_model(model, values: dict):
         return None
 
     pairs = [substitute(c, scalars, surface) for c in model.contacts + model.ties]
-    return Model([bodies[id(b)] for b in model.bodies], pairs)
+    return type(model)([bodies[id(b)] for b in model.bodies], pairs)
 
 
 def shape_parameter(self, where, *, direction="normal", extension: str = "harmonic",

@@ -47,7 +47,8 @@ from ..solve.schur import SchurBackend
 from .cross import cross_products
 from .parameters import Parameter
 from .path import Path
-from .qoi import Frames, Quantity
+from .frames import Frames
+from .qoi import Quantity
 from .shapes import ShapeParameter
 
 __all__ = ["Gradient", "adjoint_gradients", "status_margin"]

@@ -74,6 +74,9 @@ class Parameter(float):
         obj.name = str(name) if name is not None else f"p{obj.key}"
         return obj
 
+    def __init__(self, value, name: str | None = None, *, key: int | None = None):
+        super().__init__()                     # the value and the name are set by __new__
+
     @property
     def value(self) -> float:
         """The value as a plain float."""
