@@ -11,11 +11,13 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
+import skfem
 
+from ..bodies.body import element_types
 from ..solve.operators import kinematic_operator
 from .path import Path
 
-__all__ = ["Frame", "Frames"]
+__all__ = ["Frame", "Frames", "point_weights"]
 
 
 class Frame:
@@ -122,3 +124,45 @@ class Frames:
         if level not in self._frames:
             self._frames[level] = Frame(self.problem, self.path, self.ends[level])
         return self._frames[level]
+
+
+def point_weights(sysm, point, body: str | None) -> tuple:
+    """Node weights of the interpolation at ``point`` in a body, and the body's index."""
+    x = np.asarray(point, float).reshape(-1, 1)
+    if x.shape[0] != sysm.dim or not np.all(np.isfinite(x)):
+        raise ValueError(f"a point needs {sysm.dim} finite coordinates, got {point!r}")
+    names = [b.name for b in sysm.bodies]
+    if body is not None and body not in names:
+        raise KeyError(f"no body {body!r}; the model has {', '.join(names)}")
+    for b, part in enumerate(sysm.bodies):
+        if body is not None and part.name != body:
+            continue
+        scalar = skfem.Basis(part.geometry, element_types(part.element, sysm.dim)[1]())
+        weights = _probe_weights(scalar, part.mesh, x)
+        if weights is None:
+            continue
+        if weights.size == part.n_nodes and np.isclose(weights.sum(), 1.0):
+            return weights, b
+    raise ValueError(f"the point {tuple(x.ravel())} lies in no element of "
+                     f"{'body ' + repr(body) if body else 'any body'}")
+
+
+def _probe_weights(basis, mesh, x: np.ndarray) -> np.ndarray | None:
+    """Interpolation weights at ``x``, or None outside the mesh.
+
+    A point outside by at most ``1e-6`` of the mesh's size (on a boundary a
+    shape parameter moves) is taken at its nearest element, nudged that far
+    towards the element's centre.
+    """
+    for attempt in range(2):
+        try:
+            return np.asarray(basis.probes(x).todense()).ravel()
+        except (ValueError, IndexError):
+            if attempt:
+                return None
+            centres = mesh.p[:, mesh.t].mean(axis=1)
+            i = int(np.argmin(np.linalg.norm(centres - x, axis=0)))
+            size = float(np.linalg.norm(mesh.p.max(axis=1) - mesh.p.min(axis=1)))
+            towards = centres[:, i:i + 1] - x
+            x = x + towards * min(1.0, 1e-6 * size / max(float(np.linalg.norm(towards)), 1e-300))
+    return None

@@ -27,12 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import skfem
 
-from ..bodies.body import element_types
 from ..bodies.support_names import find_name, support_reactions
 from ..solve.operators import geometric_stiffness
-from .frames import Frame, Frames
+from .frames import Frame, Frames, point_weights
 
 __all__ = ["Quantity", "Reaction", "ContactForce", "Displacement", "PeakPressure",
            "Compliance", "PressureUniformity", "Misfit", "Sum"]
@@ -296,53 +294,11 @@ class Displacement(Quantity):
         sysm = frame.system
         c = _component(self.component, sysm.dim)
         select = np.zeros(sysm.n_dofs)
-        weights, b = _probe(sysm, self.point, self.body)
+        weights, b = point_weights(sysm, self.point, self.body)
         nodes = sysm.global_nodes(b, np.arange(weights.size))
         select[sysm.node_dofs(nodes)[:, c]] = weights
         value = float(select @ frame.u)
         return value, (None if value_only else frame.from_full(select))
-
-
-def _probe(sysm, point, body: str | None) -> tuple:
-    """Node weights of the interpolation at ``point`` in a body, and the body's index."""
-    x = np.asarray(point, float).reshape(-1, 1)
-    if x.shape[0] != sysm.dim or not np.all(np.isfinite(x)):
-        raise ValueError(f"a point needs {sysm.dim} finite coordinates, got {point!r}")
-    names = [b.name for b in sysm.bodies]
-    if body is not None and body not in names:
-        raise KeyError(f"no body {body!r}; the model has {', '.join(names)}")
-    for b, part in enumerate(sysm.bodies):
-        if body is not None and part.name != body:
-            continue
-        scalar = skfem.Basis(part.geometry, element_types(part.element, sysm.dim)[1]())
-        weights = _probe_weights(scalar, part.mesh, x)
-        if weights is None:
-            continue
-        if weights.size == part.n_nodes and np.isclose(weights.sum(), 1.0):
-            return weights, b
-    raise ValueError(f"the point {tuple(x.ravel())} lies in no element of "
-                     f"{'body ' + repr(body) if body else 'any body'}")
-
-
-def _probe_weights(basis, mesh, x: np.ndarray) -> np.ndarray | None:
-    """Interpolation weights at ``x``, or None outside the mesh.
-
-    A point outside by at most ``1e-6`` of the mesh's size (on a boundary a
-    shape parameter moves) is taken at its nearest element, nudged that far
-    towards the element's centre.
-    """
-    for attempt in range(2):
-        try:
-            return np.asarray(basis.probes(x).todense()).ravel()
-        except (ValueError, IndexError):
-            if attempt:
-                return None
-            centres = mesh.p[:, mesh.t].mean(axis=1)
-            i = int(np.argmin(np.linalg.norm(centres - x, axis=0)))
-            size = float(np.linalg.norm(mesh.p.max(axis=1) - mesh.p.min(axis=1)))
-            towards = centres[:, i:i + 1] - x
-            x = x + towards * min(1.0, 1e-6 * size / max(float(np.linalg.norm(towards)), 1e-300))
-    return None
 
 
 @dataclass(frozen=True)
