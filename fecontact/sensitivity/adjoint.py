@@ -20,9 +20,10 @@ increments the quantity reads need an adjoint.  The partial derivatives in
 ``p`` are central differences of the residuals and of the quantity at the
 run's unknowns, with the model made again at ``p +- h``
 (:meth:`fecontact.Model.with_values`): four points ``p +- h, p +- 2h`` with
-``h = 10^-3 |p|`` for a number (exact for the many residuals that are
-linear in ``p``, error ``O(h^4)`` otherwise), two points per node with
-``h = 10^-6`` times the body's mean edge for a shape.  Newton's
+``h = 10^-3 |p|`` for a number (exact up to round-off for the many
+residuals that are linear in ``p``, error ``O(h^4)`` otherwise), two points
+with ``h = 10^-6`` times the body's mean edge per node of a shape; the step is divided by ten while a contact status at a
+stencil point differs from the run's.  Newton's
 augmentations are those of the run at every point (they do not change the
 converged solution).
 
@@ -43,7 +44,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..friction import Status
-from ..solve.schur import SchurBackend
+from ..solve.schur import SchurBackend, open_rows
 from .cross import cross_products
 from .parameters import Parameter
 from .path import Path
@@ -136,18 +137,35 @@ class AdjointSolver:
             self.backend = None
 
     def solve(self, ev, b: np.ndarray) -> np.ndarray:
-        """``a`` with ``J^T a = b`` (``J`` the Jacobian of ``ev``), ``b`` of shape (N, q)."""
-        idle = np.concatenate([np.zeros(ev.n_reduced, bool),
-                               np.repeat(self.problem.scale == 0.0, self.problem.dim)])
+        """``a`` with ``J^T a = b`` (``J`` the Jacobian of ``ev``), ``b`` of shape (N, q).
+
+        The multipliers of open nodes (their rows of ``J`` read only
+        themselves) enter ``J^T`` only in their own rows: they are found
+        after the others, so the condensed system holds the closed nodes only.
+        """
+        n = ev.n_reduced
+        idle = np.concatenate([np.zeros(n, bool), np.repeat(self.problem.scale == 0.0,
+                                                            self.problem.dim)])
         b = np.where(idle[:, None], 0.0, b)
         if self.backend is not None and not idle.any():
-            transposed = replace(ev, residual=np.zeros(b.shape[0]),
+            trivial, _ = open_rows(ev.J21.tocsr(), ev.J22.tocsr(), np.zeros(ev.J22.shape[0]))
+            engaged = ~trivial
+            J12t, J21t = ev.J12.T.tocsr(), ev.J21.T.tocsc()
+            transposed = replace(ev, residual=np.zeros(n + int(engaged.sum())),
                                  D=None if ev.D is None else ev.D.T.tocsr(),
-                                 J12=ev.J21.T.tocsc(), J21=ev.J12.T.tocsr(), J22=ev.J22.T.tocsr())
+                                 J12=J21t[:, engaged].tocsc(), J21=J12t[engaged].tocsr(),
+                                 J22=ev.J22.T.tocsr()[engaged][:, engaged].tocsr())
+            rhs = np.vstack([b[:n], b[n:][engaged]])
             try:
-                out = np.column_stack([self.backend.solve(replace(transposed, residual=-b[:, j]))
-                                       for j in range(b.shape[1])])
-                if np.all(np.isfinite(out)):
+                part = np.column_stack([self.backend.solve(replace(transposed, residual=-rhs[:, j]))
+                                        for j in range(b.shape[1])])
+                if np.all(np.isfinite(part)):
+                    out = np.zeros_like(b)
+                    out[:n] = part[:n]
+                    lam = out[n:]
+                    lam[engaged] = part[n:]
+                    lam[trivial] = ((b[n:][trivial] - J12t[trivial] @ part[:n])
+                                    / ev.J22.diagonal()[trivial][:, None])
                     return out
             except (RuntimeError, ValueError, np.linalg.LinAlgError):
                 pass
