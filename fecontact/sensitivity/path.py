@@ -78,6 +78,7 @@ class Path:
         self.states = (problem.initial_state(),) + tuple(increments)
         self.unknowns = [problem.unknowns(s) for s in self.states]
         self._stencils: dict = {}
+        self._before: dict = {}        # the run's problem: kinematics at u_{k-2}, by k
 
     @property
     def n(self) -> int:
@@ -114,13 +115,15 @@ class Path:
             return replace(recorded, u=initial.u, gap=initial.gap, tangent=initial.tangent,
                            approach=None)
         d = problem.dim
+        own = problem is self.problem and change.u_before is None
         u_before = self.displacement(problem, k - 2, change.u_before)
-        if k == 2:
-            geometry_before = self.geometry(problem, 0, u_before, None)
+        if own and k in self._before:
+            before = self._before[k]
         else:
-            geometry_before = self.geometry(problem, k - 2, u_before,
-                                            self.states[k - 2].increment_start())
-        before = geometry_before.local
+            before = self.geometry(problem, k - 2, u_before, None if k == 2 else
+                                   self.states[k - 2].increment_start()).local
+            if own:
+                self._before[k] = before
         start_previous = replace(self.states[k - 1].increment_start(), u=u_before,
                                  gap=before.gap, tangent=before.tangent)
         u_previous = self.displacement(problem, k - 1, change.u_previous)
