@@ -7,6 +7,7 @@ mpi4py (Debian's ``python3-petsc4py``, see the README); the MPI ones also
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -225,3 +226,43 @@ def test_parallel_run_writes_each_file_once_and_prints_once(tmp_path):
     elements = parallel["elements_per_rank"]
     assert len(elements) == 2 and min(elements) > 0
     assert sum(elements) == sum(b.mesh.t.shape[1] for b in system.bodies)
+
+
+_GRADIENT_SCRIPT = """
+import json, sys
+import numpy as np, skfem
+import fecontact as fc
+E, mu = fc.Parameter(1e3, name="E"), fc.Parameter(0.3, name="mu")
+mesh = skfem.MeshTri.init_tensor(np.linspace(-1, 1, 17), np.linspace(0.0, 1, 9)).with_defaults()
+block = fc.Body("block", mesh, "P1", fc.LinearElastic(E=E, nu=0.3)).fix("top", x=0.05, y=-0.02)
+model = fc.Model([block], [fc.Contact(block.surface("bottom"),
+                                      fc.RigidCircle(center=(0.0, -3.0), radius=3.0), fc.Coulomb(mu))])
+solution = model.solve(steps=3, backend=sys.argv[1], newton={"tolerance": 1e-12})
+gradients = solution.gradient([fc.qoi.Reaction("top", "x"), fc.qoi.ContactForce(None, "y")],
+                              wrt=[E, mu])
+if fc.launch().rank == 0:
+    print(json.dumps({"increments": len(solution.increments),
+                      "gradients": [[float(v) for v in g] for g in gradients]}))
+"""
+
+
+@pytest.mark.mpi
+def test_gradient_under_two_ranks_is_the_serial_one(tmp_path):
+    """A frictional run solved by ``petsc`` on 2 ranks (the bulk assembled in shares) has the
+    gradient of the same run solved serially by ``direct``: every rank takes it whole."""
+    mpirun = _mpirun_or_skip()
+    _petsc_or_skip()
+    script = tmp_path / "gradient.py"
+    script.write_text(_GRADIENT_SCRIPT)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1")
+    results = []
+    for command in ([sys.executable, str(script), "direct"],
+                    [mpirun, "-n", "2", sys.executable, str(script), "petsc"]):
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    serial, parallel = results
+    assert serial["increments"] == parallel["increments"]
+    g0, g1 = np.array(serial["gradients"]), np.array(parallel["gradients"])
+    assert np.all(np.abs(g1 - g0) <= 1e-8 * np.abs(g0))

@@ -163,12 +163,17 @@ class Solution:
                 raise ValueError(f"{p!r} is not a parameter of the model")
             current.append(known[key])
         model = self.model
+        problem = self.problem
+        if getattr(problem.system, "share", None) is not None:
+            # assembled in shares across MPI ranks: every rank takes the gradient whole
+            problem = model.assemble().problem
+            problem.c_n, problem.c_t, problem.reference = (self.problem.c_n, self.problem.c_t,
+                                                           self.problem.reference)
 
         def rebuild(values):
             return model.with_values(values).assemble().problem
 
-        out = adjoint_gradients(self.problem, self.increments, self.states, quantities, current,
-                                rebuild)
+        out = adjoint_gradients(problem, self.increments, self.states, quantities, current, rebuild)
         return out[0] if single else out
 
     @property
