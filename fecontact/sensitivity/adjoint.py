@@ -197,9 +197,49 @@ def status_margin(problem, path: Path, k: int, ev=None) -> tuple:
     use = frictional & (tangential < margin)
     margin = np.where(use, tangential, margin)
     kind = np.where(use, np.where(status == Status.SLIP, "sticking", "slipping"), kind)
+    edge = _facet_edge_margin(problem, ev, path.displacement(problem, k))
+    use = closed & (edge < margin)
+    margin = np.where(use, edge, margin)
+    kind = np.where(use, "the edge of its master facet", kind)
     i = int(np.argmin(margin))
     return float(margin[i]), (f"increment {k}: {problem.slave_node_name(i)} is "
                               f"{margin[i]:.3g} from {kind[i]}")
+
+
+def _facet_edge_margin(problem, ev, u: np.ndarray) -> np.ndarray:
+    """Distance of each node-to-segment projection to the boundary of its master facet, shape (m,).
+
+    In the facet's local coordinates (0 at a vertex, 0.5 at a segment's
+    middle, 1/3 at a triangle's centroid; ``inf`` for obstacles, mortar rows
+    and quadrilateral facets): a projection on a vertex or an edge is a kink
+    of the contact force's direction in the master's shape.
+    """
+    out = np.full(problem.n_contact, np.inf)
+    x = problem.coordinates(u)
+    gap, normal = ev.kinematics.local.gap, ev.kinematics.local.normal
+    for pair, rows in zip(problem.pairs, problem.slices):
+        facets = getattr(pair.master, "facets", None)
+        if facets is None or pair.formulation == "mortar" or facets.shape[0] not in (2, 3):
+            continue
+        facet = ev.kinematics.facet[rows]
+        sysm = problem.system
+        slave = x[:, sysm.global_nodes(pair.slave.body, pair.slave.nodes)].T
+        point = slave - gap[rows, None] * normal[rows]
+        corners = np.moveaxis(x[:, sysm.global_nodes(pair.master.body, facets[:, facet])], 0, -1)
+        #                                                                      (v, m, d)
+        a, b = corners[0], corners[1]
+        if facets.shape[0] == 2:
+            t = np.einsum("md,md->m", point - a, b - a) / np.einsum("md,md->m", b - a, b - a)
+            local = np.minimum(t, 1.0 - t)
+        else:
+            c = corners[2]
+            M = np.stack([b - a, c - a], axis=2)                         # (m, d, 2)
+            G = np.einsum("mdi,mdj->mij", M, M)
+            r = np.einsum("mdi,md->mi", M, point - a)
+            xi = np.linalg.solve(G, r[..., None])[..., 0]
+            local = np.minimum(np.minimum(xi[:, 0], xi[:, 1]), 1.0 - xi.sum(axis=1))
+        out[rows] = np.abs(local)
+    return out
 
 
 def ev_rows(problem) -> int:
