@@ -415,7 +415,7 @@ def _parameter_derivative(problem, path, ends, quantities, adjoints, param, rebu
         except ValueError:                     # p - h out of range (mu = 0): one-sided
             f0, f1, f2 = (at({param: p + e})[0] for e in (0.0, h, 2 * h))
             d = (-3.0 * f0 + 4.0 * f1 - f2) / (2.0 * h)
-        return list(d)
+        return [float(v) for v in d]
     base = param.value
     h = 1e-6 * _edge(problem, param)
     out = np.zeros((len(quantities), param.size))
