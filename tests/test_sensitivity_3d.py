@@ -4,7 +4,7 @@ What is checked
 ---------------
 :meth:`fecontact.Solution.gradient` (the discrete adjoint over every
 accepted increment) on small 3D models, each derivative against a central
-finite difference (four points, ``p +- h``, ``p +- 2h``, ``h = 1e-4 |p|``) of full re-solves of
+finite difference (four points, ``p +- h``, ``p +- 2h``, ``h = 1e-5 |p|``) of full re-solves of
 the model made again with the parameter moved
 (:meth:`fecontact.Model.with_values`), with Newton converged to ``1e-12``
 and the same path taken (the same increments, and the same contact status
@@ -22,7 +22,8 @@ and master facet of each node in each: else the step is divided by 10):
 * two deformable tetrahedral blocks, node-to-facet and mortar
   frictionless, node-to-facet with Coulomb friction (the derivative in the
   tangential prescribed displacement is off by up to 14 % there: a
-  regression bound and a strict xfail on the target; mortar with Coulomb
+  regression bound and a strict xfail on the target; so is it, by 4e-5,
+  for the hexahedra on the sphere with Coulomb friction; mortar with Coulomb
   friction is measured by hand only, its gradient takes over a minute);
 * a Neo-Hookean box on a rigid sphere (finite strain);
 * the backends ``"direct"``, ``"schur"`` and ``"amg"`` give the same gradient;
@@ -87,14 +88,15 @@ def resolve(sol, values: dict, solve_kw: dict):
     return other
 
 
-def central_difference(sol, quantities, param, solve_kw, *, rel=1e-4, index=None, edge=None):
+def central_difference(sol, quantities, param, solve_kw, *, rel=1e-5, index=None, edge=None):
     """``dQ/dp`` of every quantity by the four-point central difference of full re-solves.
 
     ``(8 (Q(p + h) - Q(p - h)) - (Q(p + 2h) - Q(p - 2h))) / 12 h`` with
     ``h = rel |p|``; for a shape parameter the entry ``index`` is moved by
     ``h = rel * edge``.  (The two-point difference is not enough: the
     pressure near a slave edge is curved enough in a node's position that its
-    truncation error is 3e-6 at ``h = 1e-5`` edges.)  While a re-solve
+    truncation error is 3e-6 at ``h = 1e-5`` edges; and the four-point one
+    at ``h = 1e-4`` is 2e-6 off in the sphere's radius near a closing node.)  While a re-solve
     takes another path (a node's status or master facet differs in some
     increment) the step
     is divided by 10, at most three times: the difference is taken on the
@@ -308,7 +310,7 @@ def test_backends_give_the_same_gradient():
     """
     model, P, _ = box_on_obstacle("tet", "plane", friction=True)
     quantities = quantities_for("c", "top", BOX_POINT)
-    wrt = [P["E"], P["mu"], P["dx"]]
+    wrt = [P["mu"], P["dx"]]
     out = {}
     for backend in ("direct", "schur", "amg"):
         sol = model.solve(steps=3, newton=NEWTON, backend=backend)
@@ -358,6 +360,35 @@ def test_hex_box_on_plane_coulomb():
     _assert_target(errors)
 
 
+@pytest.fixture(scope="module")
+def hex_sphere_coulomb():
+    """Errors of the hexahedral box on the sphere with Coulomb friction (3 steps, 4 increments)."""
+    model, P, _ = box_on_obstacle("hex", "sphere", friction=True)
+    errors, _ = check_case(model, P, ["mu", "R", "dx"], quantities_for("c", "top", BOX_POINT))
+    return errors
+
+
+@pytest.mark.slow
+def test_hex_box_on_sphere_coulomb(hex_sphere_coulomb):
+    """mu and the sphere's radius, hexahedra on the sphere with Coulomb friction."""
+    _assert_target(hex_sphere_coulomb, skip=("dx",))
+
+
+@pytest.mark.slow
+def test_hex_box_on_sphere_coulomb_tangential_regression(hex_sphere_coulomb):
+    """d/d dx: measured 4.3e-5 (PeakPressure; a node closes 2e-3 of its size away), bound 1e-4."""
+    err, where = worst({q: {"dx": row["dx"]} for q, row in hex_sphere_coulomb.items()})
+    assert err < 1e-4, f"{err:.2e} at {where}"
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="the cross terms' step (1e-6 node sizes) is too coarse near a "
+                   "closing node: truncation 4e-5 (bugs-tests3d.md #4c)")
+def test_hex_box_on_sphere_coulomb_tangential(hex_sphere_coulomb):
+    """d/d dx to the 1e-6 target."""
+    _assert_target({q: {"dx": row["dx"]} for q, row in hex_sphere_coulomb.items()})
+
+
 @pytest.mark.slow
 def test_neo_hookean_box_on_sphere():
     """Finite strain (NeoHookean, the top pressed by 12.5 % of the height): E, nu, dz, R."""
@@ -398,8 +429,9 @@ def test_two_blocks_coulomb(blocks_coulomb):
     _assert_target(errors, skip=("dx",))
 
 
-#: measured worst errors of d/d dx (two deformable blocks, Coulomb, 3 steps), bugs #6
-DX_MEASURED = {"node_to_segment": 0.14}
+#: measured worst errors of d/d dx (two deformable blocks, Coulomb, 3 steps), bugs #6: 3.6e-2
+#: (PeakPressure, against its floor; 0.14 of the derivative itself)
+DX_MEASURED = {"node_to_segment": 3.6e-2}
 
 
 @pytest.mark.slow
