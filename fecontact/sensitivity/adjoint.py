@@ -242,6 +242,15 @@ def _facet_edge_margin(problem, ev, u: np.ndarray) -> np.ndarray:
     return out
 
 
+def _closing(problem, path: Path, k: int) -> bool:
+    """Whether some node apart at the start of increment ``k`` ends it closed: only such a node's
+    slip reads the approach rate, a function of ``x_{k-2}`` (:mod:`fecontact.contact.closing`)."""
+    start = path.start_state(problem, k)
+    if start.approach is None:
+        return False
+    return bool(np.any(problem.apart(start.status, start.gap) & (path.states[k].status != 0)))
+
+
 def ev_rows(problem) -> int:
     """Number of contact rows ``m * dim``."""
     return problem.n_contact * problem.dim
@@ -311,9 +320,7 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
             k = ends[level]
             if k < 2:
                 continue
-            start = path.start_state(problem, k)
-            closing = start.approach is not None and bool(np.any(problem.apart(start.status,
-                                                                                 start.gap)))
+            closing = _closing(problem, path, k)
             previous, before = cross_products(path, problem, k, w_force[:, None],
                                               np.zeros((ev_rows(problem), 1)), False, closing, step)
             seed(k - 1, j, previous[:, 0])
@@ -334,9 +341,7 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
         statuses[k] = ev.contact.status
         margins.append(status_margin(problem, path, k, ev))
         if history and k >= 2:
-            start = path.start_state(problem, k)
-            closing = start.approach is not None and bool(
-                np.any(problem.apart(start.status, start.gap)))
+            closing = _closing(problem, path, k)
             previous, before = cross_products(path, problem, k, -(problem.system.T @ a[:ev.n_reduced]),
                                               a[ev.n_reduced:], lagged, closing, step)
             rhs[k - 1] = rhs.get(k - 1, 0.0) - previous
