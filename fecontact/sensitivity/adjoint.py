@@ -274,7 +274,7 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
         ``rebuild(values) -> ContactProblem``: the problem of the model made
         with ``values`` ({parameter: value}).
     cross_step : float, optional
-        Displacement step of the cross terms (default ``1e-6`` times the
+        Displacement step of the cross terms (default ``1e-7`` times the
         median contact node size).
 
     Returns
@@ -304,7 +304,7 @@ def adjoint_gradients(problem, increments, states, quantities, wrt, rebuild,
     laws = problem.friction.laws
     history = any(law.has_friction for law in laws) and problem.n_contact > 0
     lagged = any(getattr(law, "lagged", False) for law in laws)
-    step = cross_step or (1e-6 * float(np.median(problem.node_size)) if problem.n_contact else 1.0)
+    step = cross_step or (1e-7 * float(np.median(problem.node_size)) if problem.n_contact else 1.0)
     values, rhs = [], {}
 
     def seed(k, j, g):

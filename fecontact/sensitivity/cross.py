@@ -87,10 +87,20 @@ def colouring(S: sp.csr_matrix) -> tuple:
     return nodes, colour
 
 
-def _derivative(terms, h: float) -> tuple:
-    """``d(f_c, R_2)/de`` at ``e = 0`` by the four-point central difference of ``terms(e)``
-    (error ``O(h^4)``: the approach rate of a node about to close is steep in the displacements)."""
-    points = {e: terms(float(e)) for e in (-2, -1, 1, 2)}
+def _derivative(terms, h: float, status: np.ndarray) -> tuple:
+    """``d(f_c, R_2)/de`` at ``e = 0`` by the four-point central difference of ``terms(e)``.
+
+    Four points (error ``O(h^4)``): the approach rate of a node about to
+    close is steep in the displacements.  The step is divided by ten (up to
+    six times) while some node's contact status at a stencil point differs
+    from ``status``: a node near its stick/slip limit (or its closing) would
+    otherwise be differentiated across its kink.
+    """
+    for _ in range(7):
+        points = {e: terms(e * h) for e in (-2, -1, 1, 2)}
+        if all(np.array_equal(p[2], status) for p in points.values()):
+            break
+        h /= 10.0
     return tuple((8.0 * (points[1][j] - points[-1][j]) - (points[2][j] - points[-2][j])) / (12.0 * h)
                  for j in range(2))
 
@@ -135,6 +145,7 @@ def cross_products(path: Path, problem, k: int, w_force: np.ndarray, w_rows: np.
     reach = (S.T @ S).tocsr()
     reach.data[:] = 1.0
     q = w_rows.shape[1]
+    status = path.contact_terms(problem, k)[2]
 
     def gather(which: str) -> np.ndarray:
         v_full = np.zeros((sysm.n_dofs, q))
@@ -142,9 +153,10 @@ def cross_products(path: Path, problem, k: int, w_force: np.ndarray, w_rows: np.
             group = nodes[colour == c]
             for comp in range(dim):
                 du = np.zeros(sysm.n_dofs)
-                du[dim * group + comp] = step
+                du[dim * group + comp] = 1.0
                 d_force, d_rows = _derivative(
-                    lambda e: path.contact_terms(problem, k, Perturbation(**{which: e * du})), step)
+                    lambda e: path.contact_terms(problem, k, Perturbation(**{which: e * du})),
+                    step, status)
                 per_node = np.einsum("ncq,nc->nq", w_force.reshape(-1, dim, q),
                                      d_force.reshape(-1, dim))
                 per_row = np.einsum("mcq,mc->mq", a2.reshape(-1, dim, q), d_rows.reshape(-1, dim))
@@ -157,9 +169,10 @@ def cross_products(path: Path, problem, k: int, w_force: np.ndarray, w_rows: np.
     if lagged:
         lam = path.unknowns[k - 1][n_red:].reshape(-1, dim)[:, 0]
         h = 1e-6 * max(float(np.abs(lam).max(initial=0.0)), 1e-300)
-        dp = np.full(lam.size, h)
+        dp = np.ones(lam.size)
         _, d_rows = _derivative(
-            lambda e: path.contact_terms(problem, k, Perturbation(pressure_previous=e * dp)), h)
+            lambda e: path.contact_terms(problem, k, Perturbation(pressure_previous=e * dp)), h,
+            status)
         d_rows = d_rows.reshape(-1, dim)
         v_lam = v_previous[n_red:].reshape(-1, dim, q)
         v_lam[:, 0] += np.einsum("mcq,mc->mq", a2.reshape(-1, dim, q), d_rows)

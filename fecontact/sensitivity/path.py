@@ -148,8 +148,9 @@ class Path:
 
     def contact_terms(self, problem: ContactProblem, k: int,
                       change: Perturbation = Perturbation()) -> tuple:
-        """``(f_c, R_2)`` of increment ``k``: the full contact force ``B^T A lam`` and the contact rows
-        (the only terms of ``R_k`` that read the start state; the bulk terms are not evaluated)."""
+        """``(f_c, R_2, status)`` of increment ``k``: the full contact force ``B^T A lam``, the contact
+        rows (the only terms of ``R_k`` that read the start state; the bulk terms are not
+        evaluated) and the contact status of each node."""
         start = self.start_state(problem, k, change)
         d, n_red = problem.dim, problem.system.n_reduced
         lam = self.unknowns[k][n_red:].reshape(-1, d)
@@ -157,7 +158,7 @@ class Path:
         kin, rows = problem.contact_rows(u, lam, self.time(k), start, self.states[k].facet)
         B = kinematic_operator(kin, problem.system.n_dofs)
         A = np.repeat(problem.scale, d)
-        return B.T @ (A * lam.ravel()), A * rows.residual.ravel()
+        return B.T @ (A * lam.ravel()), A * rows.residual.ravel(), rows.status
 
     def stencil_dofs(self, problem: ContactProblem, k: int) -> tuple:
         """The DOFs each contact row of increment ``k`` reads: ``(kin.dofs, kin.row_map)`` (cached)."""
