@@ -79,3 +79,27 @@ def assert_jets_match_differences(evaluate, x, rng, h=1e-6):
             fd_g = (jp.grad - jm.grad) / (2 * h)
             an_g = np.einsum("pkl,pl->pk", j0.hess, flat)
             assert np.allclose(an_g, fd_g, rtol=1e-5, atol=1e-6 * np.abs(fd_g).max())
+
+
+def assert_example_picture(path):
+    """An example's picture (``plot(path)``) is written and is more than a background:
+    at least 600 x 300 pixels, 20 kB, and over 50 distinct colours that vary."""
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    assert path.is_file() and path.stat().st_size > 20_000
+    img = mpimg.imread(path)[..., :3]
+    assert img.shape[0] >= 300 and img.shape[1] >= 600
+    assert img.std() > 0.02
+    assert len(np.unique((img.reshape(-1, 3) * 255).astype(int), axis=0)) > 50
+
+
+def assert_figures_are_numbers(figures):
+    """An example's ``FIGURES``: each a finite value and reference with a unit, none missing."""
+    import numpy as np
+
+    assert figures
+    for name, fig in figures.items():
+        assert set(fig) == {"value", "reference", "unit"}, name
+        assert np.isfinite(fig["value"]) and np.isfinite(fig["reference"]), name
+        assert isinstance(fig["unit"], str), name

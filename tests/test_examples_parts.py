@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import fecontact as fc
+from conftest import assert_example_picture, assert_figures_are_numbers
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 MU = 0.3
@@ -32,28 +33,11 @@ def two_material():
     return runpy.run_path(str(EXAMPLES / "two_material.py"), run_name="example")
 
 
-def _not_blank(path):
-    import matplotlib.image as mpimg
-
-    assert path.is_file() and path.stat().st_size > 20_000
-    img = mpimg.imread(path)[..., :3]
-    assert img.shape[0] >= 300 and img.shape[1] >= 600
-    assert img.std() > 0.02
-    assert len(np.unique((img.reshape(-1, 3) * 255).astype(int), axis=0)) > 50
-
-
-def _figures_are_numbers(figures):
-    for name, fig in figures.items():
-        assert set(fig) == {"value", "reference", "unit"}, name
-        assert np.isfinite(fig["value"]) and np.isfinite(fig["reference"]), name
-        assert isinstance(fig["unit"], str), name
-
-
 # -- hexahedral block on a tetrahedral block --------------------------------------
 @pytest.mark.slow
 def test_hex_over_tet_gross_sliding_gives_mu(hex_over_tet):
     figures = hex_over_tet["FIGURES"]
-    _figures_are_numbers(figures)
+    assert_figures_are_numbers(figures)
     assert hex_over_tet["result"].converged
     # every slave node slides at the last level, and then |t_t| = mu p node by node
     fields = hex_over_tet["result"].contact("block-on-base")
@@ -92,7 +76,7 @@ def test_hex_over_tet_partial_slip_shrinks_the_stick_zone(hex_over_tet):
 @pytest.mark.slow
 def test_hex_over_tet_plot(hex_over_tet, tmp_path):
     hex_over_tet["plot"](tmp_path / "x.png")
-    _not_blank(tmp_path / "x.png")
+    assert_example_picture(tmp_path / "x.png")
 
 
 # -- two materials ---------------------------------------------------------------
@@ -102,7 +86,7 @@ def constrained_modulus(E, nu):
 
 def test_layered_block_is_two_springs_in_series(two_material):
     figures = two_material["FIGURES"]
-    _figures_are_numbers(figures)
+    assert_figures_are_numbers(figures)
     # rubber pad (E 20, nu 0.45, 0.1 thick) under a polymer block (E 1000, nu 0.4, 1.0 thick),
     # sides on rollers, top pushed down 0.002: uniaxial strain in each layer
     m_pad, m_block = constrained_modulus(20.0, 0.45), constrained_modulus(1000.0, 0.4)
@@ -142,4 +126,4 @@ def test_wheel_balance_friction_and_the_one_material_limit(two_material):
 
 def test_two_material_plot(two_material, tmp_path):
     two_material["plot"](tmp_path / "x.png")
-    _not_blank(tmp_path / "x.png")
+    assert_example_picture(tmp_path / "x.png")

@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import assert_example_picture, assert_figures_are_numbers
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 TIGHT = {"tolerance": 1e-12}
 
@@ -46,29 +48,11 @@ def crowning():
     return runpy.run_path(str(EXAMPLES / "punch_crowning.py"), run_name="example")
 
 
-def _figures_are_numbers(figures):
-    assert figures
-    for name, fig in figures.items():
-        assert set(fig) == {"value", "reference", "unit"}, name
-        assert np.isfinite(fig["value"]) and np.isfinite(fig["reference"]), name
-        assert isinstance(fig["unit"], str), name
-
-
-def _not_blank(path):
-    import matplotlib.image as mpimg
-
-    assert path.is_file() and path.stat().st_size > 20_000
-    img = mpimg.imread(path)[..., :3]
-    assert img.shape[0] >= 300 and img.shape[1] >= 600
-    assert img.std() > 0.02
-    assert len(np.unique((img.reshape(-1, 3) * 255).astype(int), axis=0)) > 50
-
-
 # -- identifying E and mu ----------------------------------------------------------
 @pytest.mark.slow
 def test_identified_values_within_two_percent(identify):
     figures = identify["FIGURES"]
-    _figures_are_numbers(figures)
+    assert_figures_are_numbers(figures)
     # the data: a 32 x 16 mesh with E = 1000, mu = 0.3 and 1 % noise; the fit on 16 x 8
     # (measured E 992.27, -0.77 %; mu 0.30276, +0.92 %)
     assert identify["E_FIT"] == pytest.approx(1000.0, rel=0.02)
@@ -133,14 +117,14 @@ def test_misfit_gradient_against_finite_differences(identify):
 @pytest.mark.slow
 def test_identify_plot(identify, tmp_path):
     identify["plot"](tmp_path / "x.png")
-    _not_blank(tmp_path / "x.png")
+    assert_example_picture(tmp_path / "x.png")
 
 
 # -- crowning the punch ------------------------------------------------------------
 @pytest.mark.slow
 def test_crowning_flattens_the_pressure(crowning):
     figures = crowning["FIGURES"]
-    _figures_are_numbers(figures)
+    assert_figures_are_numbers(figures)
     peak = figures["peak / mean pressure (crowned vs flat)"]
     uniformity = figures["PressureUniformity (crowned vs flat)"]
     # measured: peak / mean 4.62 -> 1.076; uniformity 0.890 -> 0.00251 (354 times smaller)
@@ -207,4 +191,4 @@ def test_shape_gradient_against_finite_differences(crowning):
 @pytest.mark.slow
 def test_crowning_plot(crowning, tmp_path):
     crowning["plot"](tmp_path / "x.png")
-    _not_blank(tmp_path / "x.png")
+    assert_example_picture(tmp_path / "x.png")
