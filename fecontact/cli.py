@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--cases", default="cases", help="folder with the case files (default cases)")
     bench.add_argument("--out", default="bench", help="output folder (default bench)")
     bench.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per size")
+    bench.add_argument("--repeat", type=int, default=1,
+                       help="runs of every size (minimum and median reported; default 1)")
     bench.add_argument("--debug", action="store_true", help="show tracebacks")
     from .pfc.command import add_parser
 
@@ -99,7 +101,10 @@ def _bench(args) -> int:
     missing = [SERIES[n]["case"] for n in names if not (cases / SERIES[n]["case"]).is_file()]
     if missing:
         return _bad_option(f"--cases: {cases} has no {', '.join(missing)}")
-    rows = run_series(names, cases, Path(args.out), args.backend, scales, timeout=args.timeout)
+    if not 1 <= args.repeat <= 100:
+        return _bad_option(f"--repeat: a whole number from 1 to 100, got {args.repeat!r}")
+    rows = run_series(names, cases, Path(args.out), args.backend, scales, timeout=args.timeout,
+                      repeat=args.repeat)
     print(f"tables and plot written to {args.out}/ (bench.json, bench.csv, bench.md, bench_time.png)")
     return 0 if all(r.get("converged") for r in rows) else EXIT_FAILED
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import CASES
-from fecontact.run.bench import SERIES, measure
+from fecontact.run.bench import SERIES, measure, repeated
 from fecontact.cli import main
 from fecontact.run.static import run
 
@@ -50,9 +50,40 @@ def test_measure_scales_both_mesh_sizes():
     (["--scales", "-1"], "--scales: factors must be positive"),
     (["--backend", "magic"], "--backend: unknown backend 'magic'"),
     (["--cases", "/nonexistent"], "--cases: /nonexistent has no hertz2d.toml"),
+    (["--repeat", "0"], "--repeat: a whole number from 1 to 100"),
 ])
 def test_bad_bench_options_are_one_line(args, message, capsys, tmp_path):
     code = main(["bench", *args, "--out", str(tmp_path / "b")])
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_repeated_runs_report_minimum_and_median_of_each_time_and_of_the_ratio():
+    """Three runs of one size (made-up times): the row keeps the fastest contact solve's run and
+    adds the minimum and median of the contact solve, the linear solve and their per-run ratio;
+    a failed run is left out."""
+    times = [(3.0, 1.0), (2.0, 0.5), (2.5, 2.5)]          # (contact, linear) per run
+    runs = [dict(series="hertz2d", scale=1.0, contact_solve_s=c, linear_solve_s=lin, ratio=c / lin,
+                 converged=True, dofs=100) for c, lin in times]
+    runs.append(dict(series="hertz2d", scale=1.0, converged=False, error="timed out"))
+    row = repeated(runs)
+    assert row["repeats"] == 3 and row["converged"]
+    assert row["contact_solve_s"] == 2.0 and row["linear_solve_s"] == 0.5   # the fastest run
+    assert row["contact_solve_min_s"] == 2.0 and row["contact_solve_median_s"] == 2.5
+    assert row["linear_solve_min_s"] == 0.5 and row["linear_solve_median_s"] == 1.0
+    assert row["ratio_min"] == 1.0 and row["ratio_median"] == 3.0       # ratios 3, 4, 1
+    assert repeated(runs[3:])["error"] == "timed out"
+
+
+def test_bench_repeat_runs_each_size_that_often(tmp_path, capsys):
+    out = tmp_path / "bench"
+    code = main(["bench", "--series", "hertz2d", "--scales", "8", "--cases", str(CASES),
+                 "--out", str(out), "--repeat", "2"])
+    assert code == 0
+    assert "over 2 runs: ratio min" in capsys.readouterr().out
+    (row,) = json.loads((out / "bench.json").read_text())["rows"]
+    assert row["repeats"] == 2
+    assert row["contact_solve_min_s"] <= row["contact_solve_median_s"]
+    assert row["contact_solve_s"] == row["contact_solve_min_s"]
+    assert row["ratio_min"] <= row["ratio_median"]
