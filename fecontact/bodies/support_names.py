@@ -119,16 +119,29 @@ def support_reactions(system, residual_full: np.ndarray) -> dict:
         ``{(body name, support name): ndarray shape (3,)}`` (components past
         ``dim`` are 0), in the order of the conditions.
     """
+    return {key: np.bincount(d % system.dim, weights=residual_full[d], minlength=3)
+            for key, d in support_dofs(system).items()}
+
+
+def support_dofs(system) -> dict:
+    """The constrained DOFs of each support of each body, by ``(body name, support name)``.
+
+    Parameters
+    ----------
+    system : fecontact.bodies.system.BulkSystem
+
+    Returns
+    -------
+    dict
+        ``{(body name, support name): ndarray of int}`` (sorted, each DOF
+        once), in the order of the conditions.
+    """
     dofs_by_key: dict = {}
     for bc in system.dirichlet:
         dofs = system.node_dofs(system.global_nodes(bc.body, bc.nodes))[:, list(bc.components)]
         key = (system.bodies[bc.body].name, bc.name)
         dofs_by_key.setdefault(key, []).append(dofs.ravel())
-    out = {}
-    for key, parts in dofs_by_key.items():
-        d = np.unique(np.concatenate(parts))
-        out[key] = np.bincount(d % system.dim, weights=residual_full[d], minlength=3)
-    return out
+    return {key: np.unique(np.concatenate(parts)) for key, parts in dofs_by_key.items()}
 
 
 def named_reactions(system, residual_full: np.ndarray) -> dict:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..bodies.support_names import find_name, support_reactions
+from ..bodies.support_names import find_name, support_dofs
 from ..solve.operators import geometric_stiffness
 from .frames import Frame, Frames, point_weights
 
@@ -198,10 +198,8 @@ class Reaction(Quantity):
         """``s``: 1 on the support's DOFs of the component, shape (n_dofs,)."""
         sysm = frame.system
         c = _component(self.component, sysm.dim)
-        key = find_name(self.name, support_reactions(sysm, np.zeros(sysm.n_dofs)))
-        dofs = [sysm.node_dofs(sysm.global_nodes(bc.body, bc.nodes))[:, list(bc.components)].ravel()
-                for bc in sysm.dirichlet if (sysm.bodies[bc.body].name, bc.name) == key]
-        d = np.unique(np.concatenate(dofs))
+        supports = support_dofs(sysm)
+        d = supports[find_name(self.name, supports)]
         select = np.zeros(sysm.n_dofs)
         select[d[d % sysm.dim == c]] = 1.0
         return select
