@@ -7,9 +7,13 @@ increment, no linear reference, no VTU files) in a child process whose peak
 memory is its own.  Without ``--large`` nothing is measured: the page is
 rendered from the saved files.
 
-    fecontact bench --out docs/scaling          # both series, about 25 minutes
-    python docs/make_scaling.py --large         # the 3M-DOF run, about 12 minutes
-    python docs/make_scaling.py                 # the page alone, from the saved files
+    fecontact bench --repeat 3 --out docs/scaling      # both series, three times, about 25 minutes
+    python docs/make_scaling.py --large                 # the 3M-DOF run, about 12 minutes
+    python docs/make_scaling.py --large --scale 0.128 --name large5m   # about 5M DOFs
+    python docs/make_scaling.py                         # the page alone, from the saved files
+
+``--large`` runs write ``docs/scaling/<name>.json``; every such file in the
+folder is shown on the page.
 """
 
 from __future__ import annotations
@@ -31,13 +35,19 @@ DIR = ROOT / "docs" / "scaling"
 LARGE_SCALE = 0.152
 
 
-def run_large(scale: float = LARGE_SCALE) -> dict:
-    """``fecontact run cases/hertz3d.toml`` at ``scale`` in a child process: wall time, peak memory, summary."""
+def run_large(scale: float = LARGE_SCALE, compare_linear: bool = False) -> dict:
+    """``fecontact run cases/hertz3d.toml`` at ``scale`` in a child process: wall time, peak memory, summary.
+
+    With ``compare_linear`` the run also times the linear reference solve
+    (``solver.compare_linear``), after the contact solve: the peak memory
+    then includes its second preconditioner set-up.
+    """
     with tempfile.TemporaryDirectory(prefix="fecontact-large-") as out:
         cmd = [sys.executable, "-m", "fecontact", "run", str(ROOT / "cases" / "hertz3d.toml"),
                "--out", out, "--quiet", "--set", "steps.count=1", "--set", "output.vtu=false",
                "--set", f"bodies.0.mesh.h_contact={0.01 * scale:.10g}",
-               "--set", f"bodies.0.mesh.h_far={0.15 * scale:.10g}"]
+               "--set", f"bodies.0.mesh.h_far={0.15 * scale:.10g}",
+               "--set", f"solver.compare_linear={'true' if compare_linear else 'false'}"]
         tic = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.perf_counter() - tic
@@ -45,6 +55,7 @@ def run_large(scale: float = LARGE_SCALE) -> dict:
         summary = json.loads((Path(out) / "summary.json").read_text())
     s = summary
     return dict(scale=scale, returncode=proc.returncode, wall_s=wall, peak_memory_gb=peak / 1e9,
+                compare_linear=compare_linear,
                 dofs=s["dofs"], reduced_dofs=s["reduced_dofs"], contact_nodes=s["contact_nodes"],
                 backend=s["backend"], backend_choice=s.get("backend_choice"),
                 converged=s["converged"], newton_iterations=s["steps"][0]["newton_iterations"],
@@ -74,6 +85,20 @@ def _coarse(r: dict) -> str:
     return f"{r['coarse_dofs']:,}, {r['coarse_newton_iterations']}"
 
 
+def _pair(r: dict, key: str) -> str:
+    """The minimum and median over the repeats of a figure (``ratio``, ``contact_solve``, ``linear_solve``)."""
+    if r.get("repeats", 1) > 1:
+        lo, mid = (r.get(f"{key}_min_s"), r.get(f"{key}_median_s")) if key != "ratio" else (
+            r.get("ratio_min"), r.get("ratio_median"))
+        return f"{_fmt(lo, '.2f')}, {_fmt(mid, '.2f')}"
+    return _fmt(r.get(key if key == "ratio" else f"{key}_s"), ".2f")
+
+
+def _ratio(r: dict):
+    """The ratio a target is judged by: the minimum over the repeats (the single run's otherwise)."""
+    return r.get("ratio_min", r.get("ratio"))
+
+
 def tables(rows: list, meta: dict) -> str:
     """The series as two tables: the problem and its solver, then where the time goes.
 
@@ -97,71 +122,109 @@ def tables(rows: list, meta: dict) -> str:
         solver.append(f"| {r['series']} | {r['dofs']:,} | {r['contact_nodes']:,} | {r['backend']} | "
                       f"{r['newton_iterations']} | {_coarse(r)} | {_fmt(r.get('krylov_iterations'), 'd')} | "
                       f"{_fmt(None if err is None else 100 * err, '.2f')} % |")
-    timing = ["| case | DOFs | contact solve s | linear solve s | ratio | contact work % | mesh s "
-              "| assembly s | total s | peak GB |", "|" + "---|" * 10]
+    timing = ["| case | DOFs | runs | contact solve s (min, median) | linear solve s (min, median) "
+              "| ratio (min, median) | contact work % | mesh s | assembly s | total s | peak GB "
+              "| kB per DOF |", "|" + "---|" * 12]
     for r in ok:
-        timing.append(f"| {r['series']} | {r['dofs']:,} | {r['contact_solve_s']:.2f} | "
-                      f"{r['linear_solve_s']:.2f} | {_fmt(r['ratio'], '.2f')} | "
+        timing.append(f"| {r['series']} | {r['dofs']:,} | {r.get('repeats', 1)} | "
+                      f"{_pair(r, 'contact_solve')} | {_pair(r, 'linear_solve')} | "
+                      f"{_pair(r, 'ratio')} | "
                       f"{100 * r['contact_share']:.1f} | {_fmt(r.get('mesh_s'), '.2f')} | "
                       f"{_fmt(r.get('assembly_s'), '.2f')} | {r['total_s']:.1f} | "
-                      f"{r['peak_memory_gb']:.2f} |")
+                      f"{r['peak_memory_gb']:.2f} | {1e6 * r['peak_memory_gb'] / r['dofs']:.2f} |")
     note = (f"Measured on {meta['machine']}, {meta['cpus']} CPUs, CPython {meta['python']}, "
             f"{meta['date']}.")
     return ("### Problem size and solver\n\n" + "\n".join(solver) + "\n\n### Time and memory\n\n"
             + "\n".join(timing) + "\n\n" + note + "\n")
 
 
-def goals(rows: list, large: dict | None) -> str:
-    """The issue's targets against the figures of ``rows`` and the large run."""
+def goals(rows: list, larges: list) -> str:
+    """The targets against the figures of ``rows`` and the large runs.
+
+    Contact solve / linear solve <= 1.3 (minimum over the repeats), 2D from
+    10k to 1.4M DOFs and 3D from 50k to 3M; memory <= 2.5 kB per DOF at about
+    1M DOFs in 3D; hertz3d at 5M DOFs in <= 10 minutes.
+    """
     lines = ["| target | measured | met |", "|---|---|---|"]
-    for series, lo, hi in (("hertz2d", 10_000, 1_000_000), ("hertz3d", 50_000, 1_300_000)):
-        sel = [r for r in rows if r["series"] == series and lo <= r["dofs"] <= hi]
+    for series, lo, hi in (("hertz2d", 10_000, 1_400_000), ("hertz3d", 50_000, 3_000_000)):
+        sel = [r for r in rows if r["series"] == series and lo <= r["dofs"] <= 1.05 * hi]
+        sel += [dict(L, series=series, ratio=L["ratio"]) for L in larges
+                if series == "hertz3d" and L.get("ratio") is not None]
         if not sel:
             continue
-        ratios = [r["ratio"] for r in sel if r["ratio"] is not None]
-        newton = [r["newton_iterations"] for r in sel]
-        lines.append(f"| {series}: contact solve / linear solve <= 1.5, {lo:,} to {hi:,} DOFs "
+        ratios = [_ratio(r) for r in sel if _ratio(r) is not None]
+        worst = max(sel, key=lambda r: _ratio(r) or 0.0)
+        runs = min(r.get("repeats", 1) for r in sel)
+        lines.append(f"| {series}: contact solve / linear solve <= 1.3, {lo:,} to {hi:,} DOFs "
                      f"| {_span(ratios)} over {len(sel)} sizes ({min(r['dofs'] for r in sel):,} to "
-                     f"{max(r['dofs'] for r in sel):,} DOFs) | {'yes' if max(ratios) <= 1.5 else 'no'} |")
-        spread = max(newton) - min(newton)
+                     f"{max(r['dofs'] for r in sel):,} DOFs, minimum of {runs} or more runs each); "
+                     f"worst at {worst['dofs']:,} | {'yes' if max(ratios) <= 1.3 else 'no'} |")
+        newton = [r["newton_iterations"] for r in sel]
         lines.append(f"| {series}: Newton iterations within +-2 over the sizes | {min(newton)} to "
-                     f"{max(newton)} | {'yes' if spread <= 4 else 'no'} |")
-    if large:
-        t = large["timings"]
-        ok = large["converged"] and large["wall_s"] <= 900 and large["dofs"] >= 3_000_000
-        lines.append(f"| hertz3d at >= 3M DOFs in <= 15 min, peak memory reported | {large['dofs']:,} DOFs: "
-                     f"whole run {large['wall_s']:.0f} s ({large['wall_s'] / 60:.1f} min), peak "
-                     f"{large['peak_memory_gb']:.2f} GB ({1e6 * large['peak_memory_gb'] / large['dofs']:.2f} kB "
+                     f"{max(newton)} | {'yes' if max(newton) - min(newton) <= 4 else 'no'} |")
+    near = [r for r in rows if r["series"] == "hertz3d" and r["dofs"] >= 900_000]
+    near += larges
+    if near:
+        r = min(near, key=lambda r: abs(r["dofs"] - 1_000_000))
+        kb = 1e6 * r["peak_memory_gb"] / r["dofs"]
+        what = "bench, with the linear reference" if "series" in r else "fecontact run"
+        lines.append(f"| hertz3d at about 1M DOFs: <= 2.5 kB per DOF | {r['dofs']:,} DOFs ({what}): "
+                     f"{r['peak_memory_gb']:.2f} GB, {kb:.2f} kB per DOF | {'yes' if kb <= 2.5 else 'no'} |")
+    for L in larges:
+        t = L["timings"]
+        target = 600 if L["dofs"] >= 4_500_000 else 900
+        ok = L["converged"] and L["wall_s"] <= target
+        lines.append(f"| hertz3d at {L['dofs'] / 1e6:.1f}M DOFs in <= {target // 60} min, peak memory reported "
+                     f"| whole run {L['wall_s']:.0f} s ({L['wall_s'] / 60:.1f} min), peak "
+                     f"{L['peak_memory_gb']:.2f} GB ({1e6 * L['peak_memory_gb'] / L['dofs']:.2f} kB "
                      f"per DOF); mesh {t['build_mesh']:.0f} s, assembly {t['build_assembly']:.0f} s, "
                      f"contact solve {t['contact_solve']:.0f} s | {'yes' if ok else 'no'} |")
     return "\n".join(lines)
 
 
+def large_runs() -> list:
+    """Every ``docs/scaling/large*.json``, smallest first, each with its linear-reference ratio if timed."""
+    runs = []
+    for path in sorted(DIR.glob("large*.json")):
+        L = json.loads(path.read_text())
+        t = L["timings"]
+        ref = t.get("linear_reference")
+        L["ratio"] = t["contact_solve"] / ref if ref else None
+        L["name"] = path.stem
+        runs.append(L)
+    return sorted(runs, key=lambda L: L["dofs"])
+
+
+def large_section(L: dict) -> str:
+    """One large run as a paragraph."""
+    t = L["timings"]
+    m = L["metrics"].get("peak_pressure", {})
+    ref = (f" The linear reference solve of the same system took {t['linear_reference']:.0f} s: "
+           f"ratio {L['ratio']:.2f} (one run)." if L.get("ratio") else "")
+    return f"""
+### {L['dofs']:,} DOFs
+
+`python docs/make_scaling.py --large --scale {L['scale']:g} --name {L['name']}`
+runs `cases/hertz3d.toml` with both mesh sizes times {L['scale']:g}, in one
+increment, as a user would (`fecontact run`, no VTU files), in a child
+process: {L['dofs']:,} DOFs, {L['contact_nodes']:,} contact nodes, backend
+`{L['backend']}`, {L['newton_iterations']} Newton iterations, converged:
+{L['converged']}. Whole run {L['wall_s']:.0f} s; of it mesh generation
+{t['build_mesh']:.0f} s, assembly {t['build_assembly']:.0f} s, contact solve
+{t['contact_solve']:.0f} s (set-up {t['setup_factorization']:.0f} s).{ref} Peak
+memory {L['peak_memory_gb']:.2f} GB ({1e6 * L['peak_memory_gb'] / L['dofs']:.2f} kB per
+DOF). Peak pressure {100 * (m.get('rel_error') or 0):.2f} % from Hertz.
+Measured {L['meta']['date']}.
+
+`auto`'s reason: {L.get('backend_choice') or '–'}
+"""
+
+
 def page() -> str:
     """The Markdown of docs/scaling.md."""
     rows, meta, all_rows = _rows(DIR / "bench.json")
-    large = json.loads((DIR / "large.json").read_text()) if (DIR / "large.json").exists() else None
-    large_text = ""
-    if large:
-        t = large["timings"]
-        m = large["metrics"].get("peak_pressure", {})
-        large_text = f"""
-## The largest run
-
-`python docs/make_scaling.py --large` runs `cases/hertz3d.toml` with both
-mesh sizes times {large['scale']:g}, in one increment, as a user would
-(`fecontact run`, no linear reference, no VTU files), in a child process:
-{large['dofs']:,} DOFs, {large['contact_nodes']:,} contact nodes, backend
-`{large['backend']}`, {large['newton_iterations']} Newton iterations,
-converged: {large['converged']}. Whole run {large['wall_s']:.0f} s; of it mesh
-generation {t['build_mesh']:.0f} s, assembly {t['build_assembly']:.0f} s, contact
-solve {t['contact_solve']:.0f} s (set-up {t['setup_factorization']:.0f} s).
-Peak memory {large['peak_memory_gb']:.2f} GB ({1e6 * large['peak_memory_gb'] / large['dofs']:.2f} kB
-per DOF). Peak pressure {100 * (m.get('rel_error') or 0):.2f} % from Hertz.
-Measured {large['meta']['date']}.
-
-`auto`'s reason: {large.get('backend_choice') or '–'}
-"""
+    larges = large_runs()
+    large_text = ("\n## The largest runs\n" + "".join(large_section(L) for L in larges)) if larges else ""
     failed = [r for r in all_rows if "error" in r]
     failed_text = "".join(f"\n- {r['series']} at scale {r['scale']}: {r['error']}" for r in failed)
     return f"""# Performance at scale
@@ -172,9 +235,9 @@ cases, solved in one load increment from point contact, on a 2-core
 machine. It is written by `docs/make_scaling.py` from the benchmark files.
 
 ```bash
-fecontact bench --out docs/scaling        # both series, about 25 minutes
+fecontact bench --repeat 3 --out docs/scaling   # both series, three runs of each size
 fecontact bench --series hertz3d --scales 1,0.5 --backend amg --out bench
-python docs/make_scaling.py --large       # hertz3d at about 3M DOFs
+python docs/make_scaling.py --large --compare-linear   # hertz3d at about 3M DOFs
 ```
 
 Each size of a series is `cases/hertz2d.toml` or `cases/hertz3d.toml` with
@@ -192,6 +255,12 @@ The columns are:
   factorisation and solve for `schur`. For `amg` it is the multigrid set-up
   plus the same GMRES to the accuracy of the last Newton step (1e-10
   relative).
+- **runs**: how many times the size was solved (`--repeat`), each run in
+  its own process with its own linear reference right after it. The
+  contact solve, the linear solve and their ratio are given as the minimum
+  and the median over the runs; the targets are judged by the minimum
+  ratio, since on a shared machine a single run's ratio moves by a factor
+  of several between runs.
 - **ratio**: contact solve / linear solve.
 - **contact work %**: contact search, kinematics and contact assembly
   (every residual and Jacobian evaluation, including the line search), as
@@ -213,7 +282,7 @@ that in mind.{(chr(10) + chr(10) + 'Sizes that failed:' + failed_text) if failed
 
 ## Against the targets
 
-{goals(rows, large)}
+{goals(rows, larges)}
 
 {large_text}
 ## Finding the contact zone: nested iteration
@@ -290,10 +359,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true", help="run hertz3d at about 3M DOFs first")
     parser.add_argument("--scale", type=float, default=LARGE_SCALE)
+    parser.add_argument("--name", default="large", help="the large run's file, docs/scaling/NAME.json")
+    parser.add_argument("--compare-linear", action="store_true",
+                        help="also time the linear reference solve of the large run")
     args = parser.parse_args(argv)
     if args.large:
-        result = run_large(args.scale)
-        (DIR / "large.json").write_text(json.dumps(result, indent=1))
+        if not args.name.startswith("large"):
+            parser.error("--name must start with 'large'")
+        result = run_large(args.scale, args.compare_linear)
+        (DIR / f"{args.name}.json").write_text(json.dumps(result, indent=1))
         print(f"{result['dofs']:,} DOFs: {result['wall_s']:.0f} s, peak {result['peak_memory_gb']:.2f} GB, "
               f"converged {result['converged']}")
     (ROOT / "docs" / "scaling.md").write_text(page())
