@@ -228,6 +228,61 @@ def crossovers(cal: dict) -> str:
     return "\n".join(lines)
 
 
+#: the bench series' sizes each backend is measured at (``--series``): 2D up to 209k unknowns, 3D to
+#: 100k (beyond them the factorising backends take minutes per run and ``amg`` is the only candidate)
+SERIES_SCALES = {"hertz2d": "2.0,1.0,0.5,0.25,0.125", "hertz3d": "2.0,1.4,1.0,0.7"}
+SERIES_DIR = DOCS / "backend_choice"
+
+
+def run_series(backends, repeat: int) -> None:
+    """``fecontact bench`` of each series with each backend (and ``auto``), into ``docs/backend_choice/``."""
+    for backend in backends:
+        for series, scales in SERIES_SCALES.items():
+            out = SERIES_DIR / f"{series}-{backend}"
+            cmd = [sys.executable, "-m", "fecontact", "bench", "--series", series, "--scales", scales,
+                   "--backend", backend, "--repeat", str(repeat), "--timeout", str(LIMIT),
+                   "--out", str(out)]
+            subprocess.run(cmd, check=False)
+
+
+def series_table() -> str:
+    """Per size of the bench series: each backend's contact solve (minimum over the runs), ``auto``'s pick."""
+    found = {}
+    for path in sorted(SERIES_DIR.glob("*/bench.json")):
+        series, backend = path.parent.name.split("-", 1)
+        for r in json.loads(path.read_text())["rows"]:
+            found.setdefault((series, r["scale"]), {})[backend] = r
+    if not found:
+        return ""
+    lines = ["| series | DOFs | " + " | ".join(f"{b} s" for b in NAMED)
+             + " | best | auto picks | auto s | auto / best |", "|" + "---|" * (len(NAMED) + 6)]
+    worst = []
+    for (series, scale), runs in sorted(found.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        times = {b: r.get("contact_solve_min_s", r.get("contact_solve_s")) for b, r in runs.items()
+                 if b in NAMED and "error" not in r}
+        auto = runs.get("auto", {})
+        dofs = next((r["dofs"] for r in runs.values() if "dofs" in r), None)
+        if not times or dofs is None:
+            continue
+        best = min(times, key=times.get)
+        cells = [f"{times[b]:.2f}" if b in times else ("–" if b not in runs else "fails / limit")
+                 for b in NAMED]
+        if "error" in auto or not auto:
+            tail = "– | – | –"
+        else:
+            a = auto.get("contact_solve_min_s", auto.get("contact_solve_s"))
+            worst.append((a / times[best], f"{series} {dofs:,}"))
+            tail = f"{auto['backend']} | {a:.2f} | {a / times[best]:.2f}"
+        lines.append(f"| {series} | {dofs:,} | " + " | ".join(cells) + f" | {best} | {tail} |")
+    w = max(worst) if worst else (float("nan"), "–")
+    return ("\n## The bench series\n\nThe sizes of `fecontact bench`'s Hertz series "
+            "(one increment from point contact), each backend run with `--repeat` and its contact "
+            "solve's minimum over the runs (set-up, linear solves, contact work and nested iteration; "
+            "model building is the same for every backend and left out):\n\n"
+            "```bash\npython docs/make_backend_choice.py --series   # writes docs/backend_choice/\n```\n\n"
+            + "\n".join(lines) + f"\n\nWorst: auto at {w[0]:.2f} times the best ({w[1]}).\n")
+
+
 def render(data: dict) -> str:
     """The page from the JSON: one row per problem, each backend's time, ``auto``'s pick and its ratio to the best."""
     rows, worst = [], []
@@ -319,7 +374,7 @@ The reason `auto` logged for each problem (also in the run's
 `summary.json`, `backend_choice`):
 
 {reasons}
-{calibration}"""
+{series_table()}{calibration}"""
 
 
 def main(argv=None) -> int:
@@ -331,9 +386,13 @@ def main(argv=None) -> int:
                         help="runs of each (problem, backend) shorter than 30 s, the fastest kept (default 3)")
     parser.add_argument("--calibrate", action="store_true",
                         help="time factorisation, substitution and multigrid on the calibration systems")
+    parser.add_argument("--series", action="store_true",
+                        help="run the bench series with every backend (docs/backend_choice/)")
     args = parser.parse_args(argv)
     data = json.loads(JSON.read_text()) if JSON.exists() else dict(problems={})
-    if args.calibrate:
+    if args.series:
+        run_series([b for b in args.backends.split(",") if b], args.repeat)
+    elif args.calibrate:
         with tempfile.TemporaryDirectory(prefix="fecontact-cases-") as tmp:
             rows = calibrate(problems(Path(tmp)))
         meta = dict(machine=platform.machine(), cpus=os.cpu_count(), python=platform.python_version(),
