@@ -37,6 +37,7 @@ from ..mesh.transfer import interpolation_matrix
 from ..solve.backends import make_backend
 from ..solve.newton import NewtonOptions
 from ..solve.problem import ContactProblem
+from ..solve.vectors import norm
 from .static import SteppingOptions, commit, solve_increment
 
 logger = logging.getLogger(__name__)
@@ -278,8 +279,8 @@ class NestedPrediction:
         lam[:, 0] = self.traction @ result.unknowns[result.evaluation.n_reduced:].reshape(-1, d)[:, 0]
         predicted = np.concatenate([fine.system.to_reduced(u - fine.system.prescribed(t)),
                                     lam.ravel()])
-        own = np.linalg.norm(increment.evaluate(x0, jacobian=False).residual)
-        nested = np.linalg.norm(increment.evaluate(predicted, jacobian=False).residual)
+        own = norm(increment.evaluate(x0, jacobian=False).residual)
+        nested = norm(increment.evaluate(predicted, jacobian=False).residual)
         logger.info("  nested: coarse Newton %d; fine residual %.3e from the prediction, %.3e "
                     "from the predictor", spent, nested, own)
         if nested < own:

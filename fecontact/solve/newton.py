@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..friction import status_counts
+from .vectors import dot, norm
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +185,7 @@ class RoundingBound:
         bound = self.absolute @ np.abs(u_hat)
         if self.share is not None:
             bound = self.share.total(bound)
-        return self.gamma * float(np.linalg.norm(bound))
+        return self.gamma * norm(bound)
 
 
 
@@ -387,7 +388,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
             reason = (f"the Newton system could not be solved: {failure}" if failure else
                       f"singular Newton system (non-finite step, first at {increment.where(first)})")
             return result(False, it, rel, reason)
-        phi0 = 0.5 * float(ev.residual @ ev.residual)
+        phi0 = 0.5 * dot(ev.residual, ev.residual)
         alpha, best = 1.0, None
         tic = time.perf_counter()
         accepted = None
@@ -395,7 +396,7 @@ def semismooth_newton(increment, backend, x0: np.ndarray,
             # the full step is usually accepted: evaluate it with its Jacobian
             trial = increment.evaluate(x + alpha * dx, hint, jacobian=alpha == 1.0)
             hint = _facets(trial)
-            phi = 0.5 * float(trial.residual @ trial.residual)
+            phi = 0.5 * dot(trial.residual, trial.residual)
             if np.isfinite(phi) and (best is None or phi < best[1]):
                 best = (alpha, phi)
             if np.isfinite(phi) and phi <= (1.0 - 2.0 * options.armijo * alpha) * phi0:

@@ -48,6 +48,7 @@ from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, a
 from .bulk import BulkTerms, StaticBulk
 from .operators import block_diagonal, geometric_stiffness, kinematic_operator
 from .state import StepState
+from .vectors import norm
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,12 @@ class Evaluation:
     @property
     def equilibrium_norm(self) -> float:
         """``|R_1|``, the norm of the equilibrium rows."""
-        return float(np.linalg.norm(self.residual[: self.n_reduced]))
+        return norm(self.residual[: self.n_reduced])
 
     @property
     def complementarity_norm(self) -> float:
         """``|R_2|``, the norm of the (area-weighted) contact rows."""
-        return float(np.linalg.norm(self.residual[self.n_reduced:]))
+        return norm(self.residual[self.n_reduced:])
 
     @property
     def has_jacobian(self) -> bool:
