@@ -24,6 +24,10 @@ changes):
 ``bodies``           bodies, supports, loads and contact surfaces
 ``system``           :func:`fecontact.bodies.system.build_system` (``K``, ``T``, ``K_hat``)
 ``contact``          contact pairs, the contact problem
+``coarse ...``       the coarse model of nested iteration, built after the fine
+                     one (:func:`fecontact.case.build._coarse_model`): its
+                     ``coarse mesh``, ``coarse bodies``, ``coarse system``
+                     and ``coarse contact``, reported apart from the fine ones
 ``checks``           the model checks (:func:`fecontact.case.checks.model_findings`)
 ``pre-solve``        the reference's checks, output folder, the run's set-up
 ``amg``              :func:`fecontact.solve.backends.make_backend` (preconditioner set-up)
@@ -99,6 +103,7 @@ class Recorder:
         self.sampled_peak = 0
         self.overall_peak = 0
         self.hooks: dict = {}                     # stage -> called when it starts
+        self.prefix = ""                          # put before the stage names (the coarse model)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -128,7 +133,8 @@ class Recorder:
             time.sleep(self.interval)
 
     def mark(self, next_stage: str) -> None:
-        """Close the current segment and start ``next_stage``."""
+        """Close the current segment and start ``next_stage`` (named with :attr:`prefix`)."""
+        next_stage = self.prefix + next_stage if next_stage != "(end)" else next_stage
         now = time.perf_counter()
         st = _status()
         with self._lock:
@@ -382,6 +388,17 @@ def profile(case: str, scale: float, backend: str, reset: bool, trace: bool,
 
         rec.hooks[snapshot_at] = snapshot
     _wrap(build, "mesh_of", "mesh", "bodies", rec)
+    coarse_model = build._coarse_model
+
+    def coarse(*args, **kwargs):
+        rec.prefix = "coarse "
+        try:
+            return coarse_model(*args, **kwargs)
+        finally:
+            rec.prefix = ""
+            rec.mark("contact")
+
+    build._coarse_model = coarse
     _wrap(model_module, "build_system", "system", "contact", rec)
     _wrap(static_run, "model_findings", "checks", "pre-solve", rec)
     _wrap(static_run, "prepare", None, None, rec, after_prepare)

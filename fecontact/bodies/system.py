@@ -40,8 +40,12 @@ class BulkSystem:
     K : csr_matrix, shape (n, n)
         Block-diagonal bulk stiffness.
     T : csr_matrix, shape (n, n_red)
-    K_hat : csc_matrix, shape (n_red, n_red)
-        ``T^T (K + K_s) T`` with the spring stiffness ``K_s``.
+    K_hat : csr_matrix, shape (n_red, n_red)
+        ``T^T (K + K_s) T`` with the spring stiffness ``K_s``.  CSR, the
+        format the multigrid set-up takes: it shares ``K_hat``'s index
+        arrays instead of making a CSR copy of a CSC matrix (products
+        ``K_hat @ x`` are the same to the last bit in either format: each
+        row is summed in column order).
     dirichlet, couplings, loads : tuples
     fixed : ndarray of bool, shape (n,)
     coupling_columns : ndarray of int
@@ -62,7 +66,7 @@ class BulkSystem:
     node_offset: np.ndarray
     K: sp.csr_matrix = field(repr=False)
     T: sp.csr_matrix = field(repr=False)
-    K_hat: sp.csc_matrix = field(repr=False)
+    K_hat: sp.csr_matrix = field(repr=False)
     dirichlet: tuple
     couplings: tuple
     loads: tuple
@@ -203,10 +207,10 @@ class BulkSystem:
         """Body index -> :class:`~fecontact.bodies.hyperelastic_body.HyperelasticBody` (finite strain)."""
         return {b: HyperelasticBody(self.bodies[b], material) for b, material in self.finite_strain}
 
-    def tangent_K_hat(self, u: np.ndarray) -> sp.csc_matrix:
+    def tangent_K_hat(self, u: np.ndarray) -> sp.spmatrix:
         """The reduced bulk tangent at ``u``: ``K_hat`` with the finite-strain bodies' ``K(u)``.
 
-        ``K_hat`` itself when no body is in finite strain.
+        ``K_hat`` itself (CSR) when no body is in finite strain, else a CSC matrix.
         """
         if not self.finite_strain:
             return self.K_hat
@@ -390,8 +394,10 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     springs_in_K = springs if share is None or share.root else ()
     K_all = K + sum((s.matrix(s.stiffness, n) for s in springs_in_K), sp.csr_matrix((n, n))) \
         if springs_in_K else K
-    K_hat = (T.T @ K_all @ T).tocsc()
+    K_hat = (T.T @ K_all @ T).tocsr()           # CSR already: no copy
     del K_all
+    if not K_hat.has_sorted_indices:            # the order of the sums in ``K_hat @ x``
+        K_hat.sort_indices()
     coupling_columns = free.size + np.arange(len(couplings))
     M = None
     if with_mass:
