@@ -33,7 +33,7 @@ increment (time, start state, bulk terms): the system Newton solves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,62 +43,12 @@ from ..contact.closing import slip_before_contact
 from ..contact.kinematics3d import reference_directions
 from ..contact.pairs import PairKinematics, empty_kinematics, pair_kinematics, stack
 from ..contact.surface import ContactSurface, on_axis
-from ..friction import (ContactResidual, FrictionBatch, FrictionStart, Status, alart_curnier,
+from ..friction import (FrictionBatch, FrictionStart, Status, alart_curnier,
                         augmented_normal)
 from .bulk import BulkTerms, StaticBulk
-from .operators import block_diagonal, geometric_stiffness, kinematic_operator
+from .evaluation import Evaluation, contact_jacobian
+from .operators import geometric_stiffness, kinematic_operator
 from .state import StepState
-from .vectors import norm
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Residual and (optionally) Jacobian blocks at one Newton iterate.
-
-    The displacement block ``J11 = K + D`` is kept in two parts: ``K``, the
-    constant bulk matrix (``K_hat``, or a time step's effective stiffness),
-    never copied, and ``D``, the geometric stiffness of contact, sparse and
-    supported on the contact DOFs only.  Backends that reuse a factorisation
-    or a preconditioner of ``K`` need only ``D``; assembling ``K + D`` at
-    every iteration would cost a copy of the bulk matrix.
-    """
-
-    residual: np.ndarray
-    n_reduced: int
-    kinematics: PairKinematics = field(repr=False)
-    contact: ContactResidual = field(repr=False)
-    u: np.ndarray = field(repr=False)
-    force_scale: float = 1.0
-    K: sp.spmatrix | None = field(default=None, repr=False)
-    D: sp.spmatrix | None = field(default=None, repr=False)
-    J12: sp.spmatrix | None = field(default=None, repr=False)
-    J21: sp.spmatrix | None = field(default=None, repr=False)
-    J22: sp.spmatrix | None = field(default=None, repr=False)
-    contact_dofs: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def equilibrium_norm(self) -> float:
-        """``|R_1|``, the norm of the equilibrium rows."""
-        return norm(self.residual[: self.n_reduced])
-
-    @property
-    def complementarity_norm(self) -> float:
-        """``|R_2|``, the norm of the (area-weighted) contact rows."""
-        return norm(self.residual[self.n_reduced:])
-
-    @property
-    def has_jacobian(self) -> bool:
-        """Whether the Jacobian blocks were assembled."""
-        return self.J12 is not None
-
-    @property
-    def J11(self) -> sp.spmatrix:
-        """``K + D``: the constant bulk matrix plus the contact part (the whole block, assembled)."""
-        return self.K if self.D is None or self.D.nnz == 0 else (self.K + self.D).tocsc()
-
-    def jacobian(self) -> sp.csc_matrix:
-        """The whole generalised Jacobian as one sparse matrix."""
-        return sp.bmat([[self.J11, self.J12], [self.J21, self.J22]], format="csc")
 
 
 def automatic_augmentation(system: BulkSystem, slave_body: int, size: np.ndarray,
@@ -386,6 +336,14 @@ class ContactProblem:
         return np.concatenate([self.system.to_reduced(state.u - self.system.prescribed(state.t)),
                                state.multiplier.ravel()])
 
+    def _transposed_T(self) -> sp.csr_matrix:
+        """``T^T`` in CSR, made once per reduction matrix ``T``."""
+        T = self.system.T
+        cached = getattr(self, "_T_transposed", None)
+        if cached is None or cached[0] is not T:
+            cached = self._T_transposed = (T, T.T.tocsr())
+        return cached[1]
+
     def increment(self, t: float, state: StepState, bulk: BulkTerms | None = None) -> "Increment":
         """The increment to ``t`` from ``state`` (static bulk terms unless ``bulk`` is given)."""
         return Increment(self, t, state, self.static_bulk if bulk is None else bulk)
@@ -417,24 +375,18 @@ class ContactProblem:
         u = sysm.displacement(unknowns[:n_red], t)
         lam = unknowns[n_red:].reshape(-1, d)
         kin, cr = self.contact_rows(u, lam, t, state, facet_hint)
-        B = kinematic_operator(kin, sysm.n_dofs)
+        BT = (kinematic_operator(kin, sysm.n_dofs) @ sysm.T).tocsr()      # rows of B T, (m*d, n_red)
         A = np.repeat(self.scale, d)
         R_bulk, scale = bulk.residual(u, t)
-        R1 = R_bulk - sysm.T.T @ (B.T @ (A * lam.ravel()))
+        R1 = R_bulk - BT.T @ (A * lam.ravel())
         R2 = A * cr.residual.ravel()
         ev = dict(residual=np.concatenate([R1, R2]), n_reduced=n_red, kinematics=kin,
                   contact=cr, u=u, force_scale=scale, contact_dofs=self.contact_dofs)
         if jacobian:
-            T = sysm.T
             G = geometric_stiffness(kin, self.scale[:, None] * lam, sysm.n_dofs)
-            Ad = sp.diags(A)
-            D = -(T.T @ G @ T).tocsr()
-            D.eliminate_zeros()
             tangent = getattr(bulk, "tangent", None)        # finite strain: K depends on u
-            ev.update(K=bulk.matrix if tangent is None else tangent(u), D=D,
-                      J12=(-(T.T @ B.T) @ Ad).tocsc(),
-                      J21=(Ad @ block_diagonal(cr.d_kinematics) @ B @ T).tocsr(),
-                      J22=(Ad @ block_diagonal(cr.d_multiplier)).tocsr())
+            ev.update(K=bulk.matrix if tangent is None else tangent(u),
+                      **contact_jacobian(BT, A, cr, G, sysm.T, self._transposed_T()))
         return Evaluation(**ev)
 
     def contact_rows(self, u: np.ndarray, lam: np.ndarray, t: float, state: StepState,
