@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.system import BulkSystem
+from .vectors import norm
 
 
 class BulkTerms(Protocol):
@@ -76,6 +77,5 @@ class StaticBulk:
         sysm = self.system
         internal, external = sysm.internal_force(u), sysm.external_force(t)
         coupling = sysm.coupling_force(t)
-        scale = max(float(np.linalg.norm(internal)), float(np.linalg.norm(external)),
-                    float(np.linalg.norm(coupling)), 1e-300)
+        scale = max(norm(internal), norm(external), norm(coupling), 1e-300)
         return sysm.T.T @ (internal - external) - coupling, scale
