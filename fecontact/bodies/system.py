@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from .hyperelastic import Hyperelastic
 from .hyperelastic_body import HyperelasticBody
+from .memory import return_free_memory
 from .pieces import group_free_modes, rigid_groups
 from .share import ElementShare, node_parts
 from .support_names import named_coupling_displacements, named_reactions
@@ -403,6 +404,8 @@ def build_system(bodies, dirichlet, couplings, loads, springs=(), with_mass=Fals
     if with_mass:
         M = sp.block_diag([mass(b.basis, b.element_density(), b.axisymmetric) for b in bodies],
                           format="csr")
+    # the mesh checks' and the assembly's temporaries, freed, are given back (:mod:`.memory`)
+    return_free_memory()
     return BulkSystem(bodies=bodies, node_offset=node_offset, K=K, T=T, K_hat=K_hat,
                       dirichlet=tuple(dirichlet), couplings=tuple(couplings), loads=tuple(loads),
                       fixed=fixed, coupling_columns=coupling_columns, springs=tuple(springs), M=M,
