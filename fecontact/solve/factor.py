@@ -186,11 +186,21 @@ def _to_cvxopt(coo: sp.coo_matrix):
                     coo.col.astype(np.int64), size=coo.shape)
 
 
-def factorize(K: sp.spmatrix, definite: bool = True):
+#: the factorisations :func:`factorize` makes
+METHODS = ("supernodal", "simplicial")
+
+
+def factorize(K: sp.spmatrix, definite: bool = True, method: str = "supernodal"):
     """Factorise a symmetric positive definite FE stiffness once for many solves.
 
-    CHOLMOD's supernodal Cholesky (cholespy) is an order of magnitude faster
-    than SuperLU on 3D elasticity (see docs/developer/decisions/dependencies.md).
+    CHOLMOD's Cholesky is an order of magnitude faster than SuperLU on 3D
+    elasticity (see docs/developer/decisions/dependencies.md).  Its
+    supernodal form (:class:`SupernodalCholesky`) factorises 2-5 times faster
+    than the simplicial one (:class:`Cholesky`) from 12k unknowns up, in 2D
+    and 3D, and one solve costs about the same (at most 1.3 times more);
+    several right-hand sides at once are 2-3 times slower with it (one
+    substitution per column), which half solves avoid for sparse ones
+    (measured in docs/developer/decisions/performance-47.md).
 
     Parameters
     ----------
@@ -199,16 +209,21 @@ def factorize(K: sp.spmatrix, definite: bool = True):
         ``False``: a finite-strain tangent, maybe indefinite, whose Cholesky
         factorisation falls back to :class:`LU` (the tangent is checked by
         one solve).
+    method : {"supernodal", "simplicial"}
+        :class:`SupernodalCholesky` or :class:`Cholesky`.
 
     Returns
     -------
-    Cholesky or LU
+    SupernodalCholesky, Cholesky or LU
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown factorisation {method!r}: one of {', '.join(METHODS)}")
+    factor = SupernodalCholesky if method == "supernodal" else Cholesky
     if definite:
-        return Cholesky(K)
+        return factor(K)
     try:
         with _quiet_c_output():         # CHOLMOD prints its "not positive definite" itself
-            chol = Cholesky(K)
+            chol = factor(K)
             chol.solve(np.ones(K.shape[0]))
         return chol
     except RuntimeError:

@@ -89,6 +89,7 @@ class SchurBackend:
         self.universe = universe
         self.W = np.zeros((universe.size, universe.size))
         self.computed = np.zeros(universe.size, dtype=bool)
+        self._forget_half_solves()
         self.varies = bool(getattr(problem.system, "finite_strain", ()))
         self.tolerance = tolerance
         self.lagged = LaggedSetup(refresh, floor=1.0)
@@ -97,7 +98,11 @@ class SchurBackend:
         self.iterations = 0 if self.varies else None
 
     def compliance(self, S: np.ndarray) -> np.ndarray:
-        """``W[S, S]``, computing missing columns by back-substitution.
+        """``W[S, S]``, computing the entries not met before.
+
+        With a supernodal Cholesky factor (:func:`~fecontact.solve.factor.factorize`'s
+        default) by half solves of the new DOFs (:meth:`_half_compliance`), with
+        the LU of an indefinite tangent by whole columns (full substitutions).
 
         Parameters
         ----------
@@ -112,14 +117,45 @@ class SchurBackend:
         pos = self.position[S]
         if np.any(pos < 0):
             raise RuntimeError("contact touched a DOF outside the contact surfaces")
-        missing = pos[~self.computed[pos]]
-        if missing.size:
+        missing = np.unique(pos[~self.computed[pos]])
+        if missing.size and hasattr(self.lu, "half_solve"):
+            self._half_compliance(missing)
+        elif missing.size:
             rhs = np.zeros((self.problem.system.n_reduced, missing.size))
             rhs[self.universe[missing], np.arange(missing.size)] = 1.0
             cols = self.lu.solve(rhs)
             self.W[:, missing] = cols[self.universe]
-            self.computed[missing] = True
+        self.computed[missing] = True
         return self.W[np.ix_(pos, pos)]
+
+    def _half_compliance(self, missing: np.ndarray) -> None:
+        """``W`` between the ``missing`` positions and those computed before, by half solves.
+
+        ``W_ij = z_i^T z_j`` with ``z = L^{-1} P e`` for the unit vectors of
+        the two DOFs (:meth:`~fecontact.solve.factor.SupernodalCholesky.half_solve`):
+        sparse substitutions, and only the block among the columns contact
+        has needed, not whole columns over the contact surfaces.
+
+        Parameters
+        ----------
+        missing : ndarray of int, shape (m,)
+            Positions in :attr:`universe` not computed yet, without repeats.
+        """
+        from .factor import SupernodalCholesky
+
+        n = self.problem.system.n_reduced
+        unit = sp.csc_matrix((np.ones(missing.size), (self.universe[missing], np.arange(missing.size))),
+                             shape=(n, missing.size))
+        Z = self.lu.half_solve(unit)
+        if self._half_positions.size:
+            cross = SupernodalCholesky.inner(self._half, Z)
+            self.W[np.ix_(self._half_positions, missing)] = cross
+            self.W[np.ix_(missing, self._half_positions)] = cross.T
+            self._half = sp.hstack([self._half, Z], format="csr")
+        else:
+            self._half = Z
+        self.W[np.ix_(missing, missing)] = SupernodalCholesky.inner(Z, Z)
+        self._half_positions = np.concatenate([self._half_positions, missing])
 
     def solve(self, ev) -> np.ndarray:
         """The Newton step of ``J dx = -R``: exact, or with a varying stiffness to a tenth of Newton's tolerance.
@@ -188,6 +224,12 @@ class SchurBackend:
         self.lagged.record(its, float(np.linalg.norm(b)), atol)
         return x
 
+    def _forget_half_solves(self) -> None:
+        """No half solves kept (a new factorisation)."""
+        self._half = sp.csr_matrix((self.problem.system.n_reduced, 0))
+        #: positions in :attr:`universe` of the columns of :attr:`_half`
+        self._half_positions = np.zeros(0, dtype=int)
+
     def _refactor(self, K) -> None:
         """Factorise the current tangent ``K`` (springs on the pinned DOFs) and forget the compliance."""
         if self.pinned.size:
@@ -196,6 +238,7 @@ class SchurBackend:
         self.lu = factorize(K, definite=False)
         self.W[:] = 0.0
         self.computed[:] = False
+        self._forget_half_solves()
         self.lagged.rebuilt()
         logger.debug("  schur: refactorised the current tangent (%d so far)", self.lagged.rebuilds)
 
