@@ -157,6 +157,7 @@ class ElasticBody:
 
         for _, _, message in element_findings(mesh):
             raise ValueError(f"mesh of body {name!r}: {message}")
+        _compact_connectivity(mesh)
         body = ElasticBody(name, mesh, kind, material)
         if body.curved:
             for _, _, message in curved_findings(body.geometry):
@@ -405,6 +406,21 @@ class ElasticBody:
         return verts
 
 
+def _compact_connectivity(mesh: skfem.Mesh) -> None:
+    """Element-to-facet and element-to-edge numbers of ``mesh`` stored as int32 (scikit-fem makes int64).
+
+    The checks of :meth:`ElasticBody.create` build the mesh's facets; their
+    numbers fit int32 (like ``mesh.t``), and the table is kept with the mesh
+    for the whole run: 16 instead of 32 bytes per tetrahedron (hertz3d
+    1.24M unknowns: 66 -> 33 MB).  Indexing with it gives the same values.
+    """
+    for key in ("_t2f", "_t2e"):
+        table = getattr(mesh, key, None)
+        if isinstance(table, np.ndarray) and table.dtype != np.int32 and table.size \
+                and int(table.max()) < np.iinfo(np.int32).max:
+            setattr(mesh, key, table.astype(np.int32))
+
+
 def _resolve_materials(name: str, mesh: skfem.Mesh, material) -> tuple:
     """``(regions, materials, element_material)`` of a body's material argument, checked.
 
@@ -413,7 +429,7 @@ def _resolve_materials(name: str, mesh: skfem.Mesh, material) -> tuple:
     """
     n_el = mesh.t.shape[1]
     if isinstance(material, Material):
-        index = np.zeros(n_el, dtype=np.intp)
+        index = np.zeros(n_el, dtype=np.int32)
         index.flags.writeable = False
         return None, (material,), index
     if not isinstance(material, Mapping) or not material:
