@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.memory import return_free_memory
 from .factor import factorize
 
 
@@ -90,6 +91,15 @@ class AMG:
             A, B=near_null_space, symmetry="symmetric", strength=strength, max_coarse=100,
             coarse_solver="splu", presmoother=smoother, postsmoother=smoother)
         del A, strength
+        for level in self.hierarchy.levels:
+            # the near-null space is read only by the set-up; the finest prolongation's arrays
+            # are views of larger buffers: copies free the rest (values unchanged)
+            level.__dict__.pop("B", None)
+            level.__dict__.pop("BH", None)
+            P = getattr(level, "P", None)
+            if P is not None and P.data.base is not None:
+                P.data, P.indices, P.indptr = P.data.copy(), P.indices.copy(), P.indptr.copy()
+        return_free_memory()        # the set-up's freed temporaries back to the system
         self.cycle = self.hierarchy.aspreconditioner(cycle="V")
         self._base = [level.A for level in self.hierarchy.levels]
         self._diagonal = self._base[0].diagonal()
