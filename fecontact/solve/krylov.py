@@ -277,5 +277,5 @@ def projected_solve(apply_K, D: sp.spmatrix, E: sp.spmatrix, F: sp.spmatrix, G: 
                                          lambda r: project(precondition(r)), atol, max_iterations)
     du = split.du_p + delta
     dl = split.multipliers(split.F_c @ (r_prime - apply_A(delta)), du)
-    residual = float(np.linalg.norm(b1 - apply_K(du) - sp.csr_matrix(D) @ du - E @ dl))
+    residual = _norm(b1 - apply_K(du) - sp.csr_matrix(D) @ du - E @ dl)
     return du, dl, KrylovReport(iterations, residual, converged)

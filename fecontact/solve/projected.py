@@ -9,6 +9,7 @@ import numpy as np
 from .amg import make_linear_solver, plain_krylov_solve
 from .krylov import LaggedSetup, projected_solve
 from .schur import contact_block, open_rows
+from .vectors import norm
 
 logger = logging.getLogger(__name__)
 
@@ -202,9 +203,9 @@ class KrylovBackend:
         n = ev.n_reduced
         # finite strain: the loose tolerance relative to the equilibrium rows alone (those GMRES
         # solves); a first iterate's contact rows can be far larger and leave them unsolved
-        norm = float(np.linalg.norm(ev.residual[:n] if self.varies else ev.residual))
+        size = norm(ev.residual[:n] if self.varies else ev.residual)
         eta = self.forcing(ev.contact.status)
-        atol = max(eta * norm, 0.1 * self.tolerance * ev.force_scale)
+        atol = max(eta * size, 0.1 * self.tolerance * ev.force_scale)
         blocks, dlam, engaged = engaged_system(ev)
         b1 = blocks[4]
         K = ev.K.tocsr() if self.varies and ev.K is not None else self.matrix
@@ -221,7 +222,7 @@ class KrylovBackend:
         if not report.converged:
             raise RuntimeError(f"GMRES did not reach {atol:.3e} (residual {report.residual:.3e})")
         if self.varies:
-            self.lagged.record(report.iterations, float(np.linalg.norm(b1)), atol)
+            self.lagged.record(report.iterations, norm(b1), atol)
         dlam[engaged] = dl
         return np.concatenate([du, dlam])
 
