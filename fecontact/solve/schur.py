@@ -12,6 +12,7 @@ import scipy.sparse.linalg as spla
 
 from .factor import factorize, factorized_reference_solve, pinned_stiffness
 from .krylov import LaggedSetup
+from .vectors import norm
 
 logger = logging.getLogger(__name__)
 
@@ -207,7 +208,7 @@ class SchurBackend:
         b = -ev.residual
         # a tenth of Newton's tolerance, relative to the force scale or to the residual when that
         # is larger (a first iterate that moves a body rigidly has almost no force scale)
-        atol = 0.1 * self.tolerance * max(ev.force_scale, float(np.linalg.norm(b)))
+        atol = 0.1 * self.tolerance * max(ev.force_scale, norm(b))
         if self.lagged.stale:
             self._refactor(K)
         for attempt in range(2):
@@ -221,7 +222,7 @@ class SchurBackend:
         if not converged or not np.all(np.isfinite(x)):
             raise RuntimeError(f"GMRES on the finite-strain Newton system did not reach {atol:.3e}")
         logger.debug("  schur: %d outer iterations", its)
-        self.lagged.record(its, float(np.linalg.norm(b)), atol)
+        self.lagged.record(its, norm(b), atol)
         return x
 
     def _forget_half_solves(self) -> None:
