@@ -2,8 +2,13 @@
 
 The requested output levels are always reached exactly: when Newton fails,
 the increment is halved (up to ``max_cutbacks`` times in a row) and grown
-again after successes.  History is committed only for accepted increments,
-so the loading path matters as it physically should.
+again after successes.  No increment is shorter than :data:`SHORTEST` of
+the level's span (or of the shorter increment the level starts with, or of
+one the closing limit asks for; Abaqus' default minimum increment is the
+same share of a step): a failure at that length fails the level, so a load that creeps towards a limit it cannot pass (a friction
+limit, a snap-through) in ever shorter successful increments stops there,
+with its report.  History is committed only for accepted increments, so
+the loading path matters as it physically should.
 """
 
 from __future__ import annotations
@@ -23,6 +28,11 @@ from .lift import PrescribedLift
 logger = logging.getLogger(__name__)
 
 
+#: the shortest increment, as a share of the level's span: a failure at this length fails the
+#: level even without ``max_cutbacks`` halvings in a row (a load creeping towards a limit)
+SHORTEST = 1e-5
+
+
 @dataclass(frozen=True)
 class SteppingOptions:
     """Options of the load stepping.
@@ -30,7 +40,8 @@ class SteppingOptions:
     Attributes
     ----------
     max_cutbacks : int
-        Halvings of the increment in a row before a level fails.
+        Halvings of the increment in a row before a level fails (and no
+        increment is shorter than :data:`SHORTEST` of the level).
     max_friction_revisions : int
         Re-solves of one increment for friction state changes (breakaway).
     growth : float
@@ -326,7 +337,11 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
     timings = {"linear_solve": 0.0, "contact": 0.0}
     for index in range(resume.index, len(levels)):
         target = levels[index]
+        # the shortest increment: SHORTEST of the level's span (or of a shorter increment it
+        # starts with, or of one the closing limit asks for)
+        shortest = min(target - state.t, dt) * SHORTEST
         iterations = increments = cutbacks = consecutive = 0
+        furthest = state.t       # the highest load of a failed increment in this level
         history: list = []
         per_increment: list = []
         result = None
@@ -371,6 +386,7 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                 # too many nodes closed at once: the same increment, shorter
                 rejected = closing
                 dt = (t_new - state.t) * max(0.1, 0.8 * limit / closing)
+                shortest = min(shortest, dt * SHORTEST)
                 continue
             if result.converged:
                 if closing > 0:      # nodes that close at one instant stay "rejected" until then
@@ -393,9 +409,13 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
             else:
                 cutbacks += 1
                 consecutive += 1
+                furthest = max(furthest, t_new)
                 logger.warning("step to t=%.6g failed (%s); cutting back", t_new, result.reason)
-                if consecutive > stepping.max_cutbacks:
-                    failed = (friction_limit_report(problem, backend, x0, t_new, state, newton)
+                if consecutive > stepping.max_cutbacks or t_new - state.t <= shortest * (1.0 + 1e-9):
+                    # judged at the highest load that failed: an increment creeping up to a
+                    # friction limit fails just below it
+                    failed = (friction_limit_report(problem, backend, x0, furthest, state, newton)
+                              or friction_limit_report(problem, backend, x0, t_new, state, newton)
                               or lift_off_report(problem, result, t_new)
                               or f"Newton failed after {stepping.max_cutbacks} cut-backs at "
                                  f"t={t_new:.6g}: {result.reason}")
