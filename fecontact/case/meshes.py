@@ -28,8 +28,9 @@ Grading = Annotated[float, Meta(gt=1, le=LIMIT, description="size growth per ele
 Point2 = Annotated[list[Number], Meta(min_length=2, max_length=2)]
 Point3 = Annotated[list[Number], Meta(min_length=3, max_length=3)]
 Side = Literal["lower", "upper"]
-#: Memory a DOF takes in a solve, bytes (3D P1; docs/developer/decisions/msgspec-case-schema.md)
-BYTES_PER_DOF = 5200
+#: Memory a DOF takes in a solve, bytes (3D P1, amg, one increment: 3.39 kB measured at 3M DOFs on
+#: docs/scaling.md, with a fifth more for the meshing and the estimate of the element count)
+BYTES_PER_DOF = 4000
 
 
 class _Mesh(Struct, forbid_unknown_fields=True, frozen=True, kw_only=True, tag_field="generator"):
