@@ -85,11 +85,14 @@ def _blocks(friction):
 @pytest.mark.parametrize("friction", [None, 0.3])
 def test_schur_by_half_solves_solves_as_before(monkeypatch, friction):
     newton = fc.NewtonOptions(tolerance=1e-10)
+    # the supernodal factor, whose compliance schur takes by half solves
+    monkeypatch.setattr(schur, "factorize",
+                        lambda K, definite=True, method=None: factorize(K, definite, method="supernodal"))
     half = _blocks(friction).solve(backend="schur", newton=newton)
     direct = _blocks(friction).solve(backend="direct", newton=newton)
-    # whole compliance columns by the simplicial factorisation: the code before half solves
+    # whole compliance columns by the simplicial factorisation
     monkeypatch.setattr(schur, "factorize",
-                        lambda K, definite=True: factorize(K, definite, method="simplicial"))
+                        lambda K, definite=True, method=None: factorize(K, definite, method="simplicial"))
     columns = _blocks(friction).solve(backend="schur", newton=newton)
     for result in (half, direct, columns):
         assert result.converged

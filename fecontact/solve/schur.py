@@ -83,7 +83,9 @@ class SchurBackend:
         else:
             self.matrix = K_reg = matrix
             self.pinned, self.eps = np.zeros(0, dtype=int), 0.0
-        self.lu = factorize(K_reg)
+        # simplicial: with the supernodal factor a shape gradient of tests/test_sensitivity_2d.py
+        # moved by 3e-6 relative (against 5e-7), not explained yet; its half solves stay in factor.py
+        self.lu = factorize(K_reg, method="simplicial")
         universe = problem.contact_dofs
         self.position = np.full(problem.system.n_reduced, -1)
         self.position[universe] = np.arange(universe.size)
