@@ -415,7 +415,8 @@ def run_steps(problem: ContactProblem, backend, levels, newton: NewtonOptions = 
                     # judged at the highest load that failed: an increment creeping up to a
                     # friction limit fails just below it
                     failed = (friction_limit_report(problem, backend, x0, furthest, state, newton)
-                              or friction_limit_report(problem, backend, x0, t_new, state, newton)
+                              or (t_new < furthest
+                                  and friction_limit_report(problem, backend, x0, t_new, state, newton))
                               or lift_off_report(problem, result, t_new)
                               or f"Newton failed after {stepping.max_cutbacks} cut-backs at "
                                  f"t={t_new:.6g}: {result.reason}")
