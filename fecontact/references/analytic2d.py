@@ -25,6 +25,7 @@ __all__ = [
     "effective_radius",
     "HertzLine",
     "CattaneoMindlinLine",
+    "OutsideReference",
     "relative_l2_error",
 ]
 
@@ -98,17 +99,27 @@ def effective_radius(R1: ArrayLike, R2: Optional[ArrayLike] = None):
     return 1.0 / curvature
 
 
+class OutsideReference(ValueError):
+    """Parameters outside the range where an analytic solution holds (a zero load, full sliding).
+
+    A ``ValueError``: the formulas refuse such parameters.  A run whose final
+    state falls outside its reference's range is still a solved run;
+    :func:`fecontact.references.metrics.evaluate_reference` says why it is not
+    compared.
+    """
+
+
 def check_positive(**values: float) -> None:
-    """Raise ``ValueError`` naming the first of the keyword arguments that is not positive."""
+    """Raise :class:`OutsideReference` naming the first of the keyword arguments that is not positive."""
     for name, value in values.items():
         if not value > 0:
-            raise ValueError(f"{name} must be positive, got {value!r}")
+            raise OutsideReference(f"{name} must be positive, got {value!r}")
 
 
 def check_partial_slip(P: float, Q: float, mu: float) -> None:
     """Cattaneo-Mindlin needs a tangential load below full sliding, ``0 <= Q < mu P``."""
     if not 0.0 <= Q < mu * P:
-        raise ValueError(f"Cattaneo-Mindlin needs 0 <= Q < mu P = {mu * P!r}, got Q = {Q!r}")
+        raise OutsideReference(f"Cattaneo-Mindlin needs 0 <= Q < mu P = {mu * P!r}, got Q = {Q!r}")
 
 
 def elliptic(x: ArrayLike, half_width: float) -> NDArray:
@@ -318,5 +329,5 @@ def relative_l2_error(x: ArrayLike, numerical: ArrayLike,
     f = np.broadcast_to(np.asarray(reference_fn(xs), dtype=float), xs.shape)
     ref_sq = _trapezoid(f * f, xs)
     if not ref_sq > 0.0:
-        raise ValueError("the reference has zero L2 norm on the samples")
+        raise OutsideReference("the reference has zero L2 norm on the samples")
     return float(np.sqrt(_trapezoid((fh - f) ** 2, xs) / ref_sq))

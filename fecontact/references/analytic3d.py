@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .analytic2d import check_partial_slip, check_positive, elliptic
+from .analytic2d import OutsideReference, check_partial_slip, check_positive, elliptic
 
 
 @dataclass(frozen=True)
@@ -126,5 +126,5 @@ def weighted_l2_error(weights: ArrayLike, numerical: ArrayLike, reference: Array
     fh, f = np.asarray(numerical, float), np.asarray(reference, float)
     denom = float(np.sum(w * f * f))
     if not denom > 0:
-        raise ValueError("the reference has zero L2 norm on the samples")
+        raise OutsideReference("the reference has zero L2 norm on the samples")
     return float(np.sqrt(np.sum(w * (fh - f) ** 2) / denom))

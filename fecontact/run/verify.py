@@ -72,7 +72,12 @@ it re-derives the contact geometry itself:
 On these it evaluates the plain conditions (``h`` the nodal length, or
 square root of the nodal area; ``p`` the pressure scale: the largest
 pressure, or the force scale over the slave area; ``F`` the largest of the
-internal, external, coupling and contact force norms):
+internal, external, coupling and contact force norms and of the rounding
+bound of the bulk force over the tolerance, ``gamma_k || |K| |u| || / tol``
+(:class:`~fecontact.solve.newton.RoundingBound`: the stiffness times the
+displacement, prescribed motions included; it keeps a body that moves
+without stress, whose forces are all round-off, from being measured against
+its own round-off):
 
 * **equilibrium** -- ``|T^T(K u - f - B^T A lam) - F_c| / F`` at the free
   DOFs (in dynamics the bulk terms of the last time step; the support
@@ -110,6 +115,7 @@ from ..contact.closing import slip_before_contact
 from ..contact.pairs import pair_kinematics, weighted_row_map
 from ..contact.smoothing import smoothed_pair
 from ..contact.surface import ContactSurface
+from ..solve.newton import RoundingBound
 from ..solve.operators import kinematic_operator
 from ..solve.problem import ContactProblem
 from ..solve.state import StepState
@@ -411,7 +417,10 @@ def residual_check(problem: ContactProblem, state: StepState, bulk=None,
                else np.zeros(sysm.n_dofs))
     R_bulk, scale = (problem.static_bulk if bulk is None else bulk).residual(u, t)
     R = R_bulk - sysm.T.T @ contact
-    scale = max(scale, float(np.linalg.norm(contact)), 1e-300)
+    # a body moved without stress (never touching, lifted off) has round-off forces only: the
+    # floor is the rounding bound of K u, a force the stiffness and the displacements give
+    rounding = RoundingBound.of(sysm.K, getattr(sysm, "share", None))(u)
+    scale = max(scale, float(np.linalg.norm(contact)), rounding / tolerance, 1e-300)
     eq = np.abs(R) / scale
     equilibrium = float(np.linalg.norm(R) / scale)
     where["equilibrium"] = problem.where(int(np.argmax(eq))) if eq.size else "-"
