@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..case.schema import CaseError
+from ..io.errors import one_line
 from . import checkpoint
 from .folder import RunFolder, WrittenStep
 from .interrupts import Interrupted, critical, handled
@@ -319,7 +320,12 @@ class RunDriver:
                                           f"nothing to continue")
         # every step written but the run not concluded (stopped while writing the last one):
         # the restart steps no further and concludes
-        steps = a.resume(cp, old)
+        try:
+            steps = a.resume(cp, old)
+        except (KeyError, TypeError, ValueError, IndexError) as err:     # an array it needs
+            raise checkpoint.RestartError(f"{self.setup.out / checkpoint.RESTART}: damaged restart "
+                                          f"file ({one_line(err)}); nothing in the folder was "
+                                          f"changed") from None
         self.summary = replace(self.summary, steps=steps, restarts=old.get("restarts", []) + [
             {"from_step": cp.index, "t": cp.state.t}])
         self.done = cp.index

@@ -11,7 +11,6 @@ by a killed process never claims more than it holds.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from ..io.output import write_pvd, write_summary, write_vtu
 from ..io.revolve import revolved_name, write_revolved
 from ..solve.mpi import launch
 from . import checkpoint
+from .consistency import read_summary
 from .interrupts import critical
 from .summary import RunSummary
 
@@ -138,15 +138,7 @@ class RunFolder:
         dict
             The summary found in the folder (empty if there is none).
         """
-        path = self.out / "summary.json"
-        try:
-            old = json.loads(path.read_text()) if path.is_file() else {}
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise checkpoint.RestartError(f"{path}: damaged summary ({one_line(err)}); "
-                                          f"the steps it records cannot be carried over") from None
-        if not isinstance(old, dict):
-            raise checkpoint.RestartError(f"{path}: damaged summary (a JSON {type(old).__name__}, "
-                                          f"not an object); the steps it records cannot be carried over")
+        old = read_summary(self.out)
         self.pvd = [tuple(e) for e in cp.meta.get("pvd", [])]
         return old
 

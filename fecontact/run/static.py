@@ -27,6 +27,7 @@ from ..references.metrics import evaluate_reference, reference_findings
 from ..solve.backends import make_backend
 from ..solve.factor import factorized_reference_solve
 from . import checkpoint
+from .consistency import check_folder
 from .driver import FailedStep, Outcome, RunAnalysis, RunSetup, drive
 from .folder import WrittenStep, open_folder
 from .interrupts import Interrupted, handled
@@ -174,7 +175,13 @@ class StaticRun(RunAnalysis):
         previous = None
         if "previous_t" in cp.arrays:
             previous = (float(cp.arrays["previous_t"]), cp.arrays["previous_unknowns"])
-        self.progress_from = Progress(cp.index, cp.state, float(cp.arrays["dt"]), previous)
+            size = self.problem.unknowns(cp.state).shape
+            if np.shape(previous[1]) != size:
+                raise ValueError(f"'previous_unknowns' has shape {np.shape(previous[1])}, not {size}")
+        dt = float(cp.arrays["dt"])
+        if not dt > 0.0:
+            raise ValueError(f"'dt' (the increment size) is {dt!r}, not positive")
+        self.progress_from = Progress(cp.index, cp.state, dt, previous)
         self.start = cp.state
         self.previous_facet = cp.state.facet
         return old.get("steps", [])[:cp.index]
@@ -402,6 +409,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         restart = False
     if restart:
         cp = checkpoint.load(out, case, model.problem.system.n_dofs)
+        check_folder(out, cp, model)          # before anything is set up or written
     open_folder(out)
     vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
     setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
