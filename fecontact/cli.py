@@ -27,8 +27,15 @@ from .run.interrupts import Interrupted, handled
 EXIT_INPUT, EXIT_FAILED = 2, 3
 
 
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` with one ``error:`` line for a bad option (no usage block), exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_INPUT, f"error: {self.prog}: {' '.join(message.split())}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fecontact", description="Finite-element frictional contact")
+    parser = _Parser(prog="fecontact", description="Finite-element frictional contact")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a case file")
     run.add_argument("case", help="case file (TOML)")
@@ -79,10 +86,35 @@ def _bad_option(message: str) -> int:
     return EXIT_INPUT
 
 
+def _output_file(path: str) -> str:
+    """Why ``path`` cannot be written as an output file (``""`` when it can be tried), before any work."""
+    if not str(path).strip():
+        return "names no file"
+    target = Path(path)
+    if target.is_dir():
+        return "is a folder; give a file name"
+    if not target.parent.is_dir():
+        return f"its folder {target.parent} does not exist"
+    return ""
+
+
 def _bench(args) -> int:
+    import math
+
+    from .case.schema import CaseError, load_case
     from .run.bench import SERIES, run_series
     from .solve.backends import CHOICES
 
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        return _bad_option(f"--timeout: seconds allowed per size must be a positive number, "
+                           f"got {args.timeout!r}")
+    if not 1 <= args.repeat <= 100:
+        return _bad_option(f"--repeat: a whole number from 1 to 100, got {args.repeat!r}")
+    out = Path(args.out)
+    if not str(args.out).strip():
+        return _bad_option("--out '' names no folder; give the folder for the tables")
+    if out.exists() and not out.is_dir():
+        return _bad_option(f"--out {out}: is a file, not a folder; the tables go into a folder")
     names = [s.strip() for s in args.series.split(",") if s.strip()]
     unknown = [n for n in names if n not in SERIES]
     if unknown or not names:
@@ -101,12 +133,28 @@ def _bench(args) -> int:
     missing = [SERIES[n]["case"] for n in names if not (cases / SERIES[n]["case"]).is_file()]
     if missing:
         return _bad_option(f"--cases: {cases} has no {', '.join(missing)}")
-    if not 1 <= args.repeat <= 100:
-        return _bad_option(f"--repeat: a whole number from 1 to 100, got {args.repeat!r}")
-    rows = run_series(names, cases, Path(args.out), args.backend, scales, timeout=args.timeout,
+    for n in names:                        # the series' cases, as `fecontact check` reads them
+        try:
+            load_case(cases / SERIES[n]["case"])
+        except CaseError as err:
+            return _bad_option(f"--cases: {err}".splitlines()[0])
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".write-test").write_text("")
+        (out / ".write-test").unlink()
+    except OSError as err:
+        return _bad_option(f"--out {out}: cannot write to the folder ({err.strerror or err})")
+    rows = run_series(names, cases, out, args.backend, scales, timeout=args.timeout,
                       repeat=args.repeat)
-    print(f"tables and plot written to {args.out}/ (bench.json, bench.csv, bench.md, bench_time.png)")
-    return 0 if all(r.get("converged") for r in rows) else EXIT_FAILED
+    print(f"tables and plot written to {out}/ (bench.json, bench.csv, bench.md, bench_time.png)")
+    failed = [r for r in rows if not r.get("converged")]
+    if failed:
+        first = failed[0]
+        why = first.get("error") or "the contact solve did not converge"
+        _error(f"{len(failed)} of {len(rows)} sizes failed; first: {first['series']} at scale "
+               f"{first['scale']:g}: {why}")
+        return EXIT_FAILED
+    return 0
 
 
 def _plot(folder, step: int, debug: bool) -> int:
@@ -118,8 +166,10 @@ def _plot(folder, step: int, debug: bool) -> int:
     except (FileNotFoundError, IndexError, OSError, ResultFolderError) as err:
         if debug:
             raise
-        where = "" if isinstance(err, ResultFolderError) else f"{folder}: "
-        print(f"error: {where}{err}", file=sys.stderr)
+        message = str(err)
+        where = "" if isinstance(err, ResultFolderError) or message.startswith(str(folder)) \
+            else f"{folder}: "
+        print(f"error: {where}{message}", file=sys.stderr)
         return EXIT_INPUT
     for path in paths:
         print(path)
@@ -219,7 +269,10 @@ def main(argv=None) -> int:
     with handled():
         try:
             _quiet_unless_root()
-            args = _parser().parse_args(argv)
+            try:
+                args = _parser().parse_args(argv)
+            except SystemExit as done:             # --help (0), or a bad option's one line (2)
+                return done.code if isinstance(done.code, int) else EXIT_INPUT
             with warnings.catch_warnings():
                 if not args.debug:
                     # non-finite values are detected and reported where they appear (one line);
@@ -334,6 +387,10 @@ def _main(args) -> int:
         return _bench(args)
     if args.command == "pfc":
         from .pfc.command import main as pfc_main
+
+        bad = _output_file(args.out)
+        if bad:
+            return _bad_option(f"--out {args.out!r}: {bad}")
 
         try:
             return pfc_main(args)

@@ -51,12 +51,55 @@ def test_measure_scales_both_mesh_sizes():
     (["--backend", "magic"], "--backend: unknown backend 'magic'"),
     (["--cases", "/nonexistent"], "--cases: /nonexistent has no hertz2d.toml"),
     (["--repeat", "0"], "--repeat: a whole number from 1 to 100"),
+    (["--repeat", "x"], "fecontact bench: argument --repeat: invalid int value: 'x'"),
+    (["--timeout", "nan"], "--timeout: seconds allowed per size must be a positive number, got nan"),
+    (["--timeout", "-1"], "--timeout: seconds allowed per size must be a positive number, got -1.0"),
+    (["--timeout", "0"], "--timeout: seconds allowed per size must be a positive number, got 0.0"),
+    (["--timeout", "inf"], "--timeout: seconds allowed per size must be a positive number, got inf"),
+    (["--timeout", "soon"], "argument --timeout: invalid float value: 'soon'"),
+    (["--unknown"], "fecontact: unrecognized arguments: --unknown"),
 ])
 def test_bad_bench_options_are_one_line(args, message, capsys, tmp_path):
     code = main(["bench", *args, "--out", str(tmp_path / "b")])
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and message in err[0]
+    assert len(err) == 1 and message in err[0] and err[0].startswith("error: ")
+    assert not (tmp_path / "b").exists()                  # refused before anything is written
+
+
+def test_bench_out_naming_a_file_is_one_line(capsys, tmp_path):
+    existing = tmp_path / "results.txt"
+    existing.write_text("kept")
+    code = main(["bench", "--series", "hertz2d", "--scales", "8", "--cases", str(CASES),
+                 "--out", str(existing)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0] == f"error: --out {existing}: is a file, not a folder; the tables go into a folder"
+    assert existing.read_text() == "kept"
+
+
+def test_bench_cases_with_a_broken_toml_is_one_line(capsys, tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "hertz2d.toml").write_text((CASES / "hertz2d.toml").read_text() + "\n[[[\n")
+    code = main(["bench", "--series", "hertz2d", "--cases", str(cases), "--out", str(tmp_path / "b")])
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and not captured.out
+    assert err[0].startswith(f"error: --cases: {cases / 'hertz2d.toml'}: TOML syntax error")
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_size_that_fails_is_said_on_stderr_with_exit_3(capsys, tmp_path):
+    """A size that runs out of time: its row says so, and one error line gives the count and why."""
+    code = main(["bench", "--series", "hertz2d", "--scales", "8", "--cases", str(CASES),
+                 "--out", str(tmp_path / "b"), "--timeout", "0.01"])
+    captured = capsys.readouterr()
+    assert code == 3
+    assert captured.err.strip().splitlines() == [
+        "error: 1 of 1 sizes failed; first: hertz2d at scale 8: timed out after 0.01 s"]
+    (row,) = json.loads((tmp_path / "b" / "bench.json").read_text())["rows"]
+    assert row["converged"] is False and row["error"] == "timed out after 0.01 s"
 
 
 def test_repeated_runs_report_minimum_and_median_of_each_time_and_of_the_ratio():

@@ -331,6 +331,14 @@ def test_cli_errors(tmp_path, capsys):
     assert_one_line_errors(code, err, "text.npz: not a readable .npz file")
     assert not (tmp_path / "s.npz").exists()
     assert code == EXIT_INPUT
+    # an output that cannot be written is refused before the case is solved
+    code, out, err = cli(capsys, "pfc", "export", case, "--step", 1, "--out", tmp_path,
+                         "--set", COARSE_2D[0])
+    assert_one_line_errors(code, err, f"--out '{tmp_path}': is a folder; give a file name")
+    assert "step" not in out
+    code, _, err = cli(capsys, "pfc", "solve", tmp_path / "text.npz", "--out",
+                       tmp_path / "none" / "s.npz")
+    assert_one_line_errors(code, err, f"its folder {tmp_path / 'none'} does not exist")
 
 
 def test_cli_nonconvergence_writes_the_iterate(tmp_path, capsys):

@@ -79,6 +79,20 @@ def test_plot_of_a_folder_without_results_is_one_line(tmp_path, capsys):
     assert "no summary.json" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("step", ["3", "-4", "1000000"])
+def test_plot_of_a_step_the_folder_does_not_hold_is_one_line(hertz, capsys, step):
+    assert main(["plot", str(hertz.out_dir), "--step", step]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {hertz.out_dir}: no output step {step}; the folder holds 3 (steps 0..2, "
+                   f"or -3..-1 counted from the last)"]
+
+
+def test_plot_step_that_is_not_a_number_is_one_line(hertz, capsys):
+    assert main(["plot", str(hertz.out_dir), "--step", "last"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: fecontact plot: argument --step: invalid int value: 'last'"]
+
+
 def test_3d_contact_patch_is_rendered(tmp_path):
     r = run(CASES / "hertz3d.toml", tmp_path, ["bodies.0.mesh.h_contact=0.06",
                                                 "bodies.0.mesh.h_far=0.3"])

@@ -274,7 +274,8 @@ def plot(rows: list, path: Path) -> None:
     ax.set_xlabel("DOFs")
     ax.set_ylabel("seconds")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:           # no legend (and no warning) without a row
+        ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path, dpi=120)
     plt.close(fig)

@@ -127,6 +127,10 @@ def to_grid(source, step: int = -1):
     folder = source if isinstance(source, ResultFolder) else ResultFolder.open(source)
     if not folder.steps:
         raise FileNotFoundError(f"{folder.path}: {why_no_vtu(folder)}")
+    n = len(folder.steps)
+    if not -n <= step < n:
+        raise ResultFolderError(f"{folder.path}: no output step {step}; the folder holds {n} "
+                                f"(steps 0..{n - 1}, or -{n}..-1 counted from the last)")
     vtu = folder.steps[step][1]
     try:
         ElementTree.parse(vtu)                   # a cut-short file, before VTK prints about it
