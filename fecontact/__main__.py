@@ -22,7 +22,7 @@ def run() -> int:
         signal.signal(sig, _stopped_while_starting)
     from .cli import main
 
-    return main()
+    return main(final=True)
 
 
 if __name__ == "__main__":

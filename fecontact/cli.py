@@ -259,14 +259,18 @@ def _check(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv=None, final: bool = False) -> int:
     """The ``fecontact`` command: run, check, schema, plot, bench or pfc; returns the exit status.
 
     SIGINT and SIGTERM end the command with one line and status 130 or 143 at
     any moment, also while numpy, scipy and scikit-fem are being imported or
     the model is built (the handlers are installed before those imports).
+    Only the first signal counts; later ones are ignored
+    (:mod:`fecontact.run.interrupts`).  With ``final`` (the ``fecontact``
+    command, whose process ends with it) signals stay ignored after the
+    command returns.
     """
-    with handled():
+    with handled(final):
         try:
             _quiet_unless_root()
             try:

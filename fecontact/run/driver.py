@@ -411,22 +411,24 @@ class RunDriver:
         if self.setup.checkpoint is not None:
             self.resume(self.setup.checkpoint)
         interrupted, outcome = None, Outcome()
+        # one block for the advance and the stop: a second signal while the first one's stop
+        # runs is ignored (fecontact.run.interrupts)
         with handled():
             try:
                 outcome = self.analysis.advance(self.write)
             except Interrupted as err:
                 interrupted = err
-        try:
-            with critical():
-                state = self.stop(outcome, interrupted)
-            self.analysis.finish(self.setup.out)
-        except Interrupted as late:
-            if interrupted is not None:
-                raise interrupted from None
-            # summary.json is final: a signal now stops only what follows it (figures), and the
-            # exit status stays that of the run the summary describes
-            logger.warning("%s after the run was concluded: %s/summary.json is complete",
-                           late.name, self.setup.out)
+            try:
+                with critical():
+                    state = self.stop(outcome, interrupted)
+                self.analysis.finish(self.setup.out)
+            except Interrupted as late:
+                if interrupted is not None:
+                    raise interrupted from None
+                # summary.json is final: a signal now stops only what follows it (figures), and
+                # the exit status stays that of the run the summary describes
+                logger.warning("%s after the run was concluded: %s/summary.json is complete",
+                               late.name, self.setup.out)
         if interrupted is not None:
             raise interrupted
         return RunResult(self.setup.model, state, self.summary.as_dict(), self.setup.out)

@@ -5,6 +5,12 @@
 (writing a step's VTU, ``.pvd``, ``summary.json`` and restart file) a
 signal is remembered and raised only when the block ends, so the output
 folder always holds whole steps.
+
+Only the first signal counts: it starts the orderly stop (the summary says
+why, the exit status is ``128 + signum``), and signals that come while the
+stop runs - a second Ctrl-C, a SIGTERM after a SIGINT - are ignored until
+the outermost :func:`handled` block ends, so they cannot cut the stop short
+or change its outcome.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ class _Deferral:
     def __init__(self):
         self.depth = 0
         self.pending: list = []
+        self.first: int | None = None       # the signal that started the stop, if one has
+        self.handled = 0                    # nesting of :func:`handled` blocks
 
 
 _deferral = _Deferral()
@@ -48,6 +56,9 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _handler(signum, frame):
+    if _deferral.first is not None:         # a stop is under way: it keeps its outcome
+        return
+    _deferral.first = signum
     if _deferral.depth > 0:
         _deferral.pending.append(signum)
         return
@@ -55,22 +66,35 @@ def _handler(signum, frame):
 
 
 @contextmanager
-def handled():
+def handled(final: bool = False):
     """Raise :class:`Interrupted` on SIGINT/SIGTERM inside the block (main thread only).
 
-    The previous handlers come back when the block ends; signals still held
-    back by :func:`critical` are dropped.
+    The previous handlers come back when the block ends.  When the
+    outermost block ends, signals still held back by :func:`critical` are
+    dropped and the next signal starts a stop again.
+
+    Parameters
+    ----------
+    final : bool
+        The process ends with the block (the ``fecontact`` command): signals
+        are ignored from then on instead of going to the previous handlers,
+        so that none can change the exit status or add a line once the
+        command has said how it ended.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {s: signal.signal(s, _handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    _deferral.handled += 1
     try:
         yield
     finally:
+        _deferral.handled -= 1
         for s, h in previous.items():
-            signal.signal(s, h)
-        _deferral.pending.clear()
+            signal.signal(s, signal.SIG_IGN if final else h)
+        if _deferral.handled == 0:
+            _deferral.pending.clear()
+            _deferral.first = None
 
 
 @contextmanager
