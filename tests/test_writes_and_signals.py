@@ -237,3 +237,46 @@ def test_a_second_signal_during_the_stop_does_not_change_its_outcome(tmp_path, g
     if gap:
         assert main(["run", str(FRICTION), "--quiet", "--restart", str(out)]) == 0
         assert _whole_folder(out) == 10
+
+
+def test_a_second_run_into_a_folder_a_live_run_holds_is_refused(capsys, tmp_path):
+    """Two runs into one folder: the second (a new run, or a restart) is refused in one line
+    naming the first; the first is not disturbed and gives its lock back when it ends."""
+    out = tmp_path / "o"
+    proc = subprocess.Popen(COMMAND + ["run", str(FRICTION), "--quiet", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_output(proc, out)
+        for flag in ("--out", "--restart"):
+            code, _, err = cli(capsys, "run", FRICTION, "--quiet", flag, out)
+            lines = err.strip().splitlines()
+            assert code == 2 and len(lines) == 1, err
+            assert lines[0].startswith(f"error: {out}: another run is writing into this folder "
+                                       f"(process {proc.pid} on "), err
+            assert lines[0].endswith(f"case {FRICTION}); wait for it to end, or choose another "
+                                     f"output folder"), err
+    finally:
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["converged"] and _whole_folder(out) == 10
+    assert not (out / ".fecontact.lock").exists()
+
+
+def test_the_lock_of_a_killed_run_is_taken_over_with_a_message(capsys, caplog, tmp_path):
+    """SIGKILL leaves the lock file, but not its flock: the restart takes it over, says whose it
+    was, and continues."""
+    out = tmp_path / "o"
+    proc = subprocess.Popen(COMMAND + ["run", str(FRICTION), "--quiet", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for_output(proc, out)
+    proc.kill()
+    proc.wait()
+    left = json.loads((out / ".fecontact.lock").read_text())
+    assert left["pid"] == proc.pid
+    with caplog.at_level(logging.WARNING, logger="fecontact.run.lock"):
+        code, _, err = cli(capsys, "run", FRICTION, "--quiet", "--restart", out)
+    assert code == 0, err
+    assert f"{out}: took over the lock left by process {proc.pid} on " in caplog.text
+    assert "which no longer runs" in caplog.text
+    assert _whole_folder(out) == 10 and not (out / ".fecontact.lock").exists()

@@ -172,9 +172,12 @@ def save(folder: Path, analysis: str, index: int, state: StepState, arrays: dict
 def written_nothing(folder: Path) -> bool:
     """True for a folder a run made but stopped in before it wrote a step.
 
-    Such a folder has no restart file, and its ``summary.json``, if any, has no
-    steps.  A folder that does not exist is not one (a mistyped path is an
-    error, not a fresh start).
+    Such a folder has no restart file (a step is written when its restart
+    file is), and its ``summary.json``, if any, records at most one step: the
+    first, stopped while it was written (the restart file comes last), or
+    the level the run failed in.  A folder that does not exist is not one
+    (a mistyped path is an error, not a fresh start), nor is one whose
+    summary records more steps (its restart file is missing).
     """
     folder = Path(folder)
     if not folder.is_dir() or (folder / RESTART).exists():
@@ -186,7 +189,7 @@ def written_nothing(folder: Path) -> bool:
         steps = json.loads(summary.read_text()).get("steps")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return False                      # damaged: the restart reader says what is wrong
-    return not steps
+    return not steps or (isinstance(steps, list) and len(steps) <= 1)
 
 
 def load(folder: Path, case: dict, n_dofs: int) -> Checkpoint:

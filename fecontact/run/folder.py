@@ -23,6 +23,7 @@ from ..solve.mpi import launch
 from . import checkpoint
 from .consistency import read_summary
 from .interrupts import critical
+from .lock import LOCK, FolderBusy, FolderLock
 from .summary import RunSummary
 
 logger = logging.getLogger(__name__)
@@ -30,6 +31,28 @@ logger = logging.getLogger(__name__)
 
 class OutputError(Exception):
     """The output folder cannot be made or written (one line naming it)."""
+
+
+def lock_folder(out: Path, case="") -> FolderLock:
+    """Take the output folder's lock (:mod:`fecontact.run.lock`), making the folder if need be.
+
+    Rank 0 of an MPI launch holds it for all ranks; the others get a lock that holds nothing.
+
+    Raises
+    ------
+    OutputError
+        Another live run holds the folder, or it cannot be made (one line naming it).
+    """
+    out = Path(out)
+    if not launch().root:
+        return FolderLock(out / LOCK, None)
+    try:
+        return FolderLock.acquire(out, str(case))
+    except FolderBusy as err:
+        raise OutputError(str(err)) from None
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write to the output folder "
+                          f"({err.strerror or one_line(err)})") from None
 
 
 def open_folder(out: Path) -> None:

@@ -29,7 +29,7 @@ from ..solve.factor import factorized_reference_solve
 from . import checkpoint
 from .consistency import check_folder
 from .driver import FailedStep, Outcome, RunAnalysis, RunSetup, drive
-from .folder import WrittenStep, open_folder
+from .folder import WrittenStep, lock_folder, open_folder
 from .interrupts import Interrupted, handled
 from .result import RunResult, written_state
 from .verify import residual_check
@@ -402,26 +402,30 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
     case, model = prepare(case_path, overrides)
     name = case.get("name", Path(case_path).stem)
     out = Path(out_dir) if out_dir is not None else Path("out") / name
-    cp = None
-    if restart and checkpoint.written_nothing(out):
-        logger.warning("%s: the run there stopped before its first step was written; starting it "
-                       "from the beginning", out)
-        restart = False
-    if restart:
-        cp = checkpoint.load(out, case, model.problem.system.n_dofs)
-        check_folder(out, cp, model)          # before anything is set up or written
-    open_folder(out)
-    vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
-    setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
-                     overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
-    try:
-        if model.dynamics is not None:
-            from .dynamic import DynamicRun
+    if restart and not out.is_dir():
+        checkpoint.load(out, case, model.problem.system.n_dofs)     # says there is nothing there
+    # one run at a time in a folder: the lock comes before anything in it is read or written
+    with lock_folder(out, case_path):
+        cp = None
+        if restart and checkpoint.written_nothing(out):
+            logger.warning("%s: the run there stopped before its first step was written; "
+                           "starting it from the beginning", out)
+            restart = False
+        if restart:
+            cp = checkpoint.load(out, case, model.problem.system.n_dofs)
+            check_folder(out, cp, model)          # before anything is set up or written
+        open_folder(out)
+        vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
+        setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
+                         overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
+        try:
+            if model.dynamics is not None:
+                from .dynamic import DynamicRun
 
-            # a dynamic run defers signals through its conclusion and the time-series plot
-            with handled():
-                return drive(setup, DynamicRun(model, name))
-        return drive(setup, StaticRun(model))
-    except Interrupted as err:
-        err.folder, err.case = out, case_path          # where to continue from (the CLI says)
-        raise
+                # a dynamic run defers signals through its conclusion and the time-series plot
+                with handled():
+                    return drive(setup, DynamicRun(model, name))
+            return drive(setup, StaticRun(model))
+        except Interrupted as err:
+            err.folder, err.case = out, case_path          # where to continue from (the CLI says)
+            raise
