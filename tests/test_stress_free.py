@@ -10,6 +10,7 @@ solution shifted by the gap, zero contact force after lift-off, and the exact
 rigid translation.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -113,3 +114,48 @@ def test_force_scale_is_the_physical_one_in_a_stressed_state(no_gap):
     tolerance = NewtonOptions().tolerance
     assert force_scale(ev, bound, tolerance) == ev.force_scale
     assert bound / tolerance < 0.1 * ev.force_scale
+
+
+# -- the same through a case file: the independent check of the final state ----------------
+
+HERTZ = Path(__file__).resolve().parents[1] / "cases" / "hertz2d.toml"
+COARSE = ["bodies.0.mesh.h_contact=0.004"]
+
+
+@pytest.fixture(scope="module", params=["far obstacle", "lift-off"])
+def untouched(request, tmp_path_factory):
+    """hertz2d with its flat 100 below the disc, or its support moved up by 0.02: nothing touches."""
+    override = ("contact.0.master.point=[0.0, -100.0]" if request.param == "far obstacle"
+                else "bodies.0.dirichlet.0.value=0.02")
+    return fc.run_case(HERTZ, tmp_path_factory.mktemp("untouched"), COARSE + [override])
+
+
+def test_a_body_that_never_touches_is_converged_with_zero_contact_force(untouched):
+    s = untouched.summary
+    assert s["converged"], s.get("reason")
+    check = s["check"]
+    assert check["passed"] and check["equilibrium"] <= 1e-6
+    assert check["gap"] == check["pressure"] == check["complementarity"] == check["friction"] == 0.0
+    assert s["pairs"][0]["force"] == [0.0, 0.0]
+    assert np.all(untouched.state.multiplier == 0.0)
+    # the disc moved rigidly with its support: -0.02 down onto nothing, or 0.02 up
+    u = untouched.state.u.reshape(-1, 2)
+    moved = -0.02 if "-100" in s["overrides"][-1] else 0.02
+    assert np.max(np.abs(u[:, 1] - moved)) <= 1e-9 * 0.02 and np.max(np.abs(u[:, 0])) <= 1e-9 * 0.02
+    # Hertz needs a load: the reference is not compared, and says why
+    assert s["metrics"] == {"not_compared": "the final state is outside the range of the hertz_line "
+                                            "reference (P must be positive, got 0.0)"}
+
+
+def test_the_check_of_a_stress_free_state_still_finds_an_unbalanced_node(untouched):
+    """The absolute floor is round-off: one interior node moved by 1e-6 of the rigid motion
+    (a force of about E * 2e-8) already fails the equilibrium measure."""
+    problem, state = untouched.model.problem, untouched.state
+    assert fc.residual_check(problem, state).passed
+    X = problem.system.reference_coords()
+    node = int(np.argmin(np.hypot(X[0], X[1] - 0.5)))       # inside the half-disc
+    u = state.u.copy()
+    u[2 * node + 1] += 1e-6 * 0.02
+    check = fc.residual_check(problem, replace(state, u=u))
+    assert not check.passed and check.equilibrium > 1e-3
+    assert f"node {node} of body 'disc'" in check.where["equilibrium"]
