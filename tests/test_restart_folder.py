@@ -156,6 +156,22 @@ def test_a_pvd_list_that_does_not_fit_the_folder_is_refused(capsys, tmp_path, st
              lambda f: _set_meta(f, pvd=pvd), "restart.npz", words)
 
 
+def _drop_pvd_entry(folder):
+    pvd = folder / "hertz2d_friction.pvd"
+    pvd.write_text("\n".join(line for line in pvd.read_text().splitlines()
+                             if "step_0002.vtu" not in line))
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda f: (f / "hertz2d_friction.pvd").unlink(), "is missing, though restart.npz records 4 VTU files"),
+    (lambda f: (f / "hertz2d_friction.pvd").write_text("<VTKFile"), "is not a well-formed .pvd index"),
+    (_drop_pvd_entry, "lists 3 VTU files that do not begin with the 4 restart.npz records"),
+])
+def test_a_pvd_file_that_does_not_match_the_restart_file_is_refused(capsys, tmp_path, static_folder,
+                                                                    damage, words):
+    _refused(capsys, tmp_path, static_folder, FRICTION, COARSE, damage, "hertz2d_friction.pvd", words)
+
+
 def _steps(value):
     return lambda s: s.update(steps=value)
 

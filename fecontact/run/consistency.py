@@ -21,7 +21,8 @@ steps it already holds are never rewritten:
   the index, at the state's time;
 * the **.pvd list** the restart file carries names plain ``.vtu`` files
   of the folder, in the order of their times, none after the state, and
-  every one of them is there.
+  every one of them is there; the ``.pvd`` file itself is well formed and
+  lists them, and at most one more.
 """
 
 from __future__ import annotations
@@ -265,7 +266,45 @@ def pvd_findings(folder: Path, cp: Checkpoint) -> tuple:
     return "", ""
 
 
-def check_folder(folder: Path, cp: Checkpoint, model) -> None:
+def index_file_findings(folder: Path, name: str, cp: Checkpoint) -> str:
+    """The ``.pvd`` file on disk against the restart file's list (``""`` when they agree).
+
+    The file lists the restart file's entries, and at most one more: the step
+    being written when the run stopped (its index comes before its restart
+    file), or the partial VTU of the level a run failed in.
+
+    Parameters
+    ----------
+    folder : Path
+        The output folder.
+    name : str
+        The case name (the index is ``<name>.pvd``).
+    cp : Checkpoint
+        The restart file, its ``.pvd`` list already checked (:func:`pvd_findings`).
+
+    Returns
+    -------
+    str
+    """
+    from xml.etree import ElementTree
+
+    listed = [entry[1] for entry in cp.meta.get("pvd", [])]
+    if not listed:
+        return ""
+    path = folder / f"{name}.pvd"
+    if not path.is_file():
+        return f"is missing, though {RESTART} records {len(listed)} VTU files in it"
+    try:
+        files = [d.get("file") for d in ElementTree.parse(path).getroot().iter("DataSet")]
+    except (ElementTree.ParseError, OSError) as err:
+        return f"is not a well-formed .pvd index ({one_line(err)})"
+    if files[:len(listed)] != listed or len(files) > len(listed) + 1:
+        return (f"lists {len(files)} VTU files that do not begin with the {len(listed)} "
+                f"{RESTART} records ({', '.join(listed[:2])}{', ...' if len(listed) > 2 else ''})")
+    return ""
+
+
+def check_folder(folder: Path, cp: Checkpoint, model, name: str | None = None) -> None:
     """Refuse a restart from a folder that does not hold together (see the module docstring).
 
     Parameters
@@ -276,6 +315,8 @@ def check_folder(folder: Path, cp: Checkpoint, model) -> None:
         Its restart file.
     model : CaseModel
         The case it is to continue.
+    name : str, optional
+        The case name, whose ``<name>.pvd`` is checked (not without it).
 
     Raises
     ------
@@ -295,6 +336,9 @@ def check_folder(folder: Path, cp: Checkpoint, model) -> None:
     found = summary_findings(old, cp, kind, step_time)
     if found:
         raise RestartError(f"{folder / SUMMARY}: {found}; {unchanged}")
-    name, found = pvd_findings(folder, cp)
+    where, found = pvd_findings(folder, cp)
     if found:
-        raise RestartError(f"{folder / name}: {found}; {unchanged}")
+        raise RestartError(f"{folder / where}: {found}; {unchanged}")
+    found = index_file_findings(folder, name, cp) if name is not None else ""
+    if found:
+        raise RestartError(f"{folder / (name + '.pvd')}: {found}; {unchanged}")

@@ -413,7 +413,7 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
             restart = False
         if restart:
             cp = checkpoint.load(out, case, model.problem.system.n_dofs)
-            check_folder(out, cp, model)          # before anything is set up or written
+            check_folder(out, cp, model, name)    # before anything is set up or written
         open_folder(out)
         vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
         setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
