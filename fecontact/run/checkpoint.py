@@ -109,6 +109,8 @@ def state_from(arrays, prefix: str = "state.") -> StepState:
         a = arrays[prefix + f.name]
         values[f.name] = float(a) if f.name == "t" else np.array(a)
     start = None
+    if any(k.startswith(f"{prefix}start.") for k in arrays) and f"{prefix}start.t" not in arrays:
+        raise KeyError(f"{prefix}start.t")              # an increment start cut short
     if f"{prefix}start.t" in arrays:
         s = {g.name: np.array(arrays[f"{prefix}start.{g.name}"]) for g in fields(IncrementStart)
              if g.name not in optional or f"{prefix}start.{g.name}" in arrays}

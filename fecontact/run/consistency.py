@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import fields
 from numbers import Real
 from pathlib import Path
 
@@ -126,6 +127,9 @@ def index_findings(cp: Checkpoint, total: int, step_time) -> str:
         return (f"its state is at t={cp.state.t!r}, but step {index} of the case is at t={t!r}")
     if not (np.all(np.isfinite(cp.state.u)) and np.all(np.isfinite(cp.state.multiplier))):
         return "its displacements or tractions are not all finite"
+    found = _state_findings(cp.state)
+    if found:
+        return found
     for name, nodal in NEEDED.get(cp.analysis, {}).items():
         if name not in cp.arrays:
             return f"it has no '{name}', which the stepping needs"
@@ -137,6 +141,29 @@ def index_findings(cp: Checkpoint, total: int, step_time) -> str:
             return f"its array '{name}' holds {a.dtype} values, not numbers"
         if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
             return f"its array '{name}' is not all finite"
+    return ""
+
+
+def _state_findings(state) -> str:
+    """Every array of a state and of its increment start: numbers, finite, of the state's sizes."""
+    m = np.shape(state.multiplier)[0]
+    parts = [("", state)] + ([("start.", state.start)] if state.start is not None else [])
+    for prefix, record in parts:
+        for f in fields(record):
+            value = getattr(record, f.name)
+            if f.name in ("t", "start") or value is None:
+                continue
+            a = np.asarray(value)
+            if a.dtype.kind not in "biuf":
+                return f"its '{prefix}{f.name}' holds {a.dtype} values, not numbers"
+            if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+                return f"its '{prefix}{f.name}' is not all finite"
+            rows = state.u.size if f.name == "u" else m
+            if a.ndim == 0 or a.shape[0] != rows:
+                return (f"its '{prefix}{f.name}' has shape {a.shape}, not {rows} "
+                        f"{'displacements' if f.name == 'u' else 'rows, one per contact node'}")
+    if state.start is not None and not np.isfinite(state.start.t):
+        return "its 'start.t' is not finite"
     return ""
 
 
