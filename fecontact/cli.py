@@ -102,6 +102,7 @@ def _bench(args) -> int:
     import math
 
     from .case.schema import CaseError, load_case
+    from .io.atomic import writable_folder
     from .run.bench import SERIES, run_series
     from .solve.backends import CHOICES
 
@@ -139,9 +140,7 @@ def _bench(args) -> int:
         except CaseError as err:
             return _bad_option(f"--cases: {err}".splitlines()[0])
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / ".write-test").write_text("")
-        (out / ".write-test").unlink()
+        writable_folder(out)
     except OSError as err:
         return _bad_option(f"--out {out}: cannot write to the folder ({err.strerror or err})")
     rows = run_series(names, cases, out, args.backend, scales, timeout=args.timeout,

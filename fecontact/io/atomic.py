@@ -23,7 +23,8 @@ from pathlib import Path
 
 from ..solve.mpi import launch
 
-__all__ = ["PART", "replacing", "write_text", "save_figure", "save_image", "clean_temporaries"]
+__all__ = ["PART", "replacing", "write_text", "save_figure", "save_image", "clean_temporaries",
+           "writable_folder"]
 
 #: Suffix of temporaries (``.NAME.part``)
 PART = ".part"
@@ -66,6 +67,20 @@ def write_text(path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary (whole or not at all)."""
     with replacing(path) as tmp:
         tmp.write_text(text)
+
+
+def writable_folder(folder) -> None:
+    """Make ``folder`` (and its parents) and write a file into it, to fail before any work does.
+
+    Raises
+    ------
+    OSError
+        The folder cannot be made or written to.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(folder / ".write-test", "")
+    (folder / ".write-test").unlink()
 
 
 def save_figure(fig, path, **options) -> None:

@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..io.atomic import clean_temporaries, write_text
+from ..io.atomic import clean_temporaries, writable_folder
 from ..io.errors import one_line
 from ..io.output import write_pvd, write_summary, write_vtu
 from ..io.revolve import revolved_name, write_revolved
@@ -67,10 +67,8 @@ def open_folder(out: Path) -> None:
     if not launch().root:                       # rank 0 makes and writes the folder
         return
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        writable_folder(out)
         removed = clean_temporaries(out)
-        write_text(out / ".write-test", "")
-        (out / ".write-test").unlink()
     except OSError as err:
         raise OutputError(f"{out}: cannot write to the output folder "
                           f"({err.strerror or one_line(err)})") from None
