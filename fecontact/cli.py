@@ -252,7 +252,7 @@ def _check(args) -> int:
     case, model = prepare(args.case, args.overrides)
     p = model.problem
     what = (f"{len(model.levels)} load steps" if model.dynamics is None else
-            f"{int(round(model.dynamics.t_end / model.dynamics.dt))} time steps")
+            f"{model.dynamics.n_steps} time steps")
     print(f"{args.case}: ok ({len(p.system.bodies)} bodies, {p.system.n_dofs} DOFs, "
           f"{len(p.pairs)} contact pairs, {p.n_contact} contact nodes, {what})")
     return 0

@@ -311,7 +311,7 @@ class DynamicAnalysis:
     @property
     def n_steps(self) -> int:
         """Number of time steps to ``t_end``."""
-        return int(round(self.options.t_end / self.options.dt))
+        return self.options.n_steps
 
     def run(self, on_record=None, on_output=None, resume: tuple | None = None):
         """Integrate to ``t_end``.
@@ -341,7 +341,7 @@ class DynamicAnalysis:
         n_steps = self.n_steps
         history: list = []
         for k in range(first, n_steps + 1):
-            target = opts.t_end if k == n_steps else k * opts.dt
+            target = opts.step_time(k)
             previous = current
             h = target - current.t
             iterations = cutbacks = 0

@@ -68,6 +68,15 @@ class DynamicsOptions:
     output_every: int = 1
     max_cutbacks: int = 6
 
+    @property
+    def n_steps(self) -> int:
+        """Number of time steps to ``t_end``."""
+        return int(round(self.t_end / self.dt))
+
+    def step_time(self, k: int) -> float:
+        """The time time step ``k`` ends at, ``1 <= k <= n_steps``: ``k dt``, the last at ``t_end``."""
+        return self.t_end if k == self.n_steps else k * self.dt
+
 
 @dataclass(frozen=True)
 class DynamicState:

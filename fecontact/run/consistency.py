@@ -81,8 +81,7 @@ def model_steps(model) -> tuple:
     if dyn is None:
         levels = model.levels
         return "static", len(levels), lambda k: float(levels[k - 1])
-    total = int(round(dyn.t_end / dyn.dt))
-    return "dynamic", total, lambda k: float(dyn.t_end if k == total else k * dyn.dt)
+    return "dynamic", dyn.n_steps, lambda k: float(dyn.step_time(k))
 
 
 def _close(a: float, b: float) -> bool:
@@ -331,7 +330,7 @@ def index_file_findings(folder: Path, name: str, cp: Checkpoint) -> str:
     return ""
 
 
-def check_folder(folder: Path, cp: Checkpoint, model, name: str | None = None) -> None:
+def check_folder(folder: Path, cp: Checkpoint, model, name: str | None = None) -> dict:
     """Refuse a restart from a folder that does not hold together (see the module docstring).
 
     Parameters
@@ -344,6 +343,11 @@ def check_folder(folder: Path, cp: Checkpoint, model, name: str | None = None) -
         The case it is to continue.
     name : str, optional
         The case name, whose ``<name>.pvd`` is checked (not without it).
+
+    Returns
+    -------
+    dict
+        The folder's ``summary.json``, as checked (the restart carries its steps over).
 
     Raises
     ------
@@ -369,3 +373,4 @@ def check_folder(folder: Path, cp: Checkpoint, model, name: str | None = None) -
     found = index_file_findings(folder, name, cp) if name is not None else ""
     if found:
         raise RestartError(f"{folder / (name + '.pvd')}: {found}; {unchanged}")
+    return old

@@ -59,6 +59,9 @@ class RunSetup:
         ``time.perf_counter()`` when the run began (before building).
     checkpoint : Checkpoint or None
         The restart file to continue from.
+    previous : dict or None
+        The folder's ``summary.json`` as the restart checked it
+        (:func:`fecontact.run.consistency.check_folder`).
     """
 
     model: object
@@ -69,6 +72,7 @@ class RunSetup:
     overrides: tuple
     t_start: float
     checkpoint: checkpoint.Checkpoint | None = None
+    previous: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -113,8 +117,6 @@ class RunAnalysis(ABC):
     ----------
     kind : str
         ``"static"`` or ``"dynamic"`` (``summary.json`` and the restart file).
-    other : str
-        How a refused restart names a run of another analysis.
     total : int
         Output steps (static) or time steps (dynamic) of a whole run: the
         restart index of its last step.
@@ -123,7 +125,6 @@ class RunAnalysis(ABC):
     """
 
     kind: str
-    other: str
     total: int
     start: object
 
@@ -307,13 +308,12 @@ class RunDriver:
         Raises
         ------
         RestartError
-            The run there is finished or of another analysis.
+            The run there is finished (the folder itself was checked before,
+            :func:`fecontact.run.consistency.check_folder`).
         """
         a = self.analysis
-        if cp.analysis != a.kind:
-            raise checkpoint.RestartError(f"{self.setup.out}: the run there is {a.other}; "
-                                          f"nothing to continue")
-        old = self.folder.resume(cp)
+        self.folder.resume(cp)
+        old = self.setup.previous or {}
         if cp.index >= a.total and not str(old.get("reason", "")).startswith(
                 ("interrupted", "incomplete")):
             raise checkpoint.RestartError(f"{self.setup.out}: the run there is complete; "

@@ -158,7 +158,6 @@ class DynamicRun(RunAnalysis):
     """
 
     kind = "dynamic"
-    other = "quasi-static"
 
     def __init__(self, model, name: str):
         self.model, self.name = model, name

@@ -21,7 +21,6 @@ from ..io.output import write_pvd, write_summary, write_vtu
 from ..io.revolve import revolved_name, write_revolved
 from ..solve.mpi import launch
 from . import checkpoint
-from .consistency import read_summary
 from .interrupts import critical
 from .lock import LOCK, FolderBusy, FolderLock
 from .summary import RunSummary
@@ -146,22 +145,15 @@ class RunFolder:
         #: whether this process writes (rank 0 of an MPI launch; the others compute the same)
         self.writes = launch().root
 
-    def resume(self, cp: checkpoint.Checkpoint) -> dict:
+    def resume(self, cp: checkpoint.Checkpoint) -> None:
         """Take over the folder of the run ``cp`` came from: its ``.pvd`` entries.
 
         Parameters
         ----------
         cp : Checkpoint
             The restart file read back.
-
-        Returns
-        -------
-        dict
-            The summary found in the folder (empty if there is none).
         """
-        old = read_summary(self.out)
         self.pvd = [tuple(e) for e in cp.meta.get("pvd", [])]
-        return old
 
     def vtu_file(self, fname: str, t: float, state, extra: dict | None = None) -> None:
         """Write one VTU and add it to the ``.pvd`` index (no-op without VTU output).

@@ -128,7 +128,6 @@ class StaticRun(RunAnalysis):
     """
 
     kind = "static"
-    other = "dynamic"
 
     def __init__(self, model: CaseModel):
         self.model = model
@@ -406,18 +405,19 @@ def run(case_path, out_dir=None, overrides=(), write_vtu_files: bool | None = No
         checkpoint.load(out, case, model.problem.system.n_dofs)     # says there is nothing there
     # one run at a time in a folder: the lock comes before anything in it is read or written
     with lock_folder(out, case_path):
-        cp = None
+        cp = previous = None
         if restart and checkpoint.written_nothing(out):
             logger.warning("%s: the run there stopped before its first step was written; "
                            "starting it from the beginning", out)
             restart = False
         if restart:
             cp = checkpoint.load(out, case, model.problem.system.n_dofs)
-            check_folder(out, cp, model, name)    # before anything is set up or written
+            previous = check_folder(out, cp, model, name)   # before anything is set up or written
         open_folder(out)
         vtu = case.get("output", {}).get("vtu", True) if write_vtu_files is None else write_vtu_files
         setup = RunSetup(model=model, name=name, case_path=case_path, out=out, vtu=vtu,
-                         overrides=tuple(overrides), t_start=t_start, checkpoint=cp)
+                         overrides=tuple(overrides), t_start=t_start, checkpoint=cp,
+                         previous=previous)
         try:
             if model.dynamics is not None:
                 from .dynamic import DynamicRun
