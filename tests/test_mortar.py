@@ -126,3 +126,26 @@ def test_facet_pair_integral_against_sampling():
         assert area[i] == pytest.approx(np.mean(inside) * ref_area[i] * abs(
             np.cross(slave[i, 1] - slave[i, 0], slave[i, 2] - slave[i, 0]) @ n) / (2 * ref_area[i]),
             rel=5e-3)
+
+
+def test_weighted_gaps_of_a_curved_slave_above_a_flat_master_are_its_heights():
+    """An arc of short segments above a master line of longer ones, at heights from touching to
+    many times the segment lengths: with the gap linear on each slave segment, the dual
+    weighted gap of every node is its height exactly, so every master segment under a node's
+    support must be found (a search within the segment lengths alone lost some of them once
+    the arc was about as high as they are long, giving weighted gaps down to zero)."""
+    angle = np.linspace(-0.35, 0.35, 43)
+    segments = np.vstack([np.arange(42), np.arange(1, 43)])          # left to right: disc above
+    xm = np.linspace(1.0, -1.0, 41)                                   # right to left: block below
+    a = np.column_stack([xm[:-1], np.zeros(40)])
+    b = np.column_stack([xm[1:], np.zeros(40)])
+    for height in np.linspace(0.0, 0.3, 61):
+        x_slave = np.column_stack([0.5 * np.sin(angle) + 0.013,
+                                   height + 0.5 * (1.0 - np.cos(angle))])
+        length = np.linalg.norm(x_slave[segments[1]] - x_slave[segments[0]], axis=1)
+        area = np.zeros(43)
+        np.add.at(area, segments[0], 0.5 * length)
+        np.add.at(area, segments[1], 0.5 * length)
+        local, _, _ = mortar.weighted_kinematics(x_slave, x_slave, segments, a, b, a, b, area, length)
+        np.testing.assert_allclose(local.gap, x_slave[:, 1], rtol=1e-12, atol=1e-14,
+                                   err_msg=f"height {height}")

@@ -97,13 +97,16 @@ def _where(cond: np.ndarray, a: Jet, b: Jet) -> Jet:
                np.where(cond[:, None, None], a.hess, b.hess))
 
 
-def overlapping_pairs(x_s1, x_s2, x_a, x_b) -> tuple[np.ndarray, np.ndarray]:
-    """Facing (slave segment, master segment) pairs whose projections overlap.
+def facing_candidates(x_s1, x_s2, x_a, x_b, reach=None) -> tuple[np.ndarray, np.ndarray]:
+    """Facing (slave segment, master segment) pairs near enough to overlap (KD-tree, ``O(n log n)``).
 
-    Candidates are master segments whose midpoint lies within the sum of the
-    two segment lengths of the slave midpoint (KD-tree, ``O(n log n)``).  A
-    pair is kept when the slave segment faces the master one (opposite
-    normals) and some of it projects inside it.
+    A master segment is a candidate when its midpoint lies within the two
+    segments' lengths plus ``reach`` of the slave midpoint, and the chords
+    run in opposite directions.  ``reach`` is the slave segment's distance
+    from the master surface: without it, a segment farther from the master
+    than the segment lengths (a node still approaching) keeps only some of
+    the master segments it projects onto, and its nodes' weighted gaps are
+    integrals over part of their support, anything down to zero.
 
     Parameters
     ----------
@@ -111,22 +114,47 @@ def overlapping_pairs(x_s1, x_s2, x_a, x_b) -> tuple[np.ndarray, np.ndarray]:
         Slave segment ends (slave body on the left of ``s1 -> s2``).
     x_a, x_b : ndarray, shape (n_f, 2)
         Master segment ends.
+    reach : ndarray, shape (n_e,), optional
+        Distance of each slave segment from the master surface (0 if omitted).
 
     Returns
     -------
     slave, master : ndarray of int, shape (p,)
     """
     mid_s, mid_m = 0.5 * (x_s1 + x_s2), 0.5 * (x_a + x_b)
-    len_s = np.linalg.norm(x_s2 - x_s1, axis=1)
-    radius = len_s + np.linalg.norm(x_b - x_a, axis=1).max()
+    radius = np.linalg.norm(x_s2 - x_s1, axis=1) + np.linalg.norm(x_b - x_a, axis=1).max()
+    if reach is not None:
+        radius = radius + reach
     hits = cKDTree(mid_m).query_ball_point(mid_s, radius)
     counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
     slave = np.repeat(np.arange(len(hits)), counts)
     master = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
-    t_s, t_m = x_s2[slave] - x_s1[slave], x_b[master] - x_a[master]
-    facing = np.einsum("pi,pi->p", t_s, t_m) < 0.0
-    lo, hi = _overlap(x_s1[slave], x_s2[slave], x_a[master], t_m)
-    keep = facing & (hi > lo)
+    facing = np.einsum("pi,pi->p", x_s2[slave] - x_s1[slave], x_b[master] - x_a[master]) < 0.0
+    return slave[facing], master[facing]
+
+
+def overlapping_pairs(x_s1, x_s2, x_a, x_b, reach=None) -> tuple[np.ndarray, np.ndarray]:
+    """Facing (slave segment, master segment) pairs whose projections overlap.
+
+    The candidates of :func:`facing_candidates` of which some of the slave
+    segment projects inside the master one.
+
+    Parameters
+    ----------
+    x_s1, x_s2 : ndarray, shape (n_e, 2)
+        Slave segment ends (slave body on the left of ``s1 -> s2``).
+    x_a, x_b : ndarray, shape (n_f, 2)
+        Master segment ends.
+    reach : ndarray, shape (n_e,), optional
+        Distance of each slave segment from the master surface.
+
+    Returns
+    -------
+    slave, master : ndarray of int, shape (p,)
+    """
+    slave, master = facing_candidates(x_s1, x_s2, x_a, x_b, reach)
+    lo, hi = _overlap(x_s1[slave], x_s2[slave], x_a[master], x_b[master] - x_a[master])
+    keep = hi > lo
     return slave[keep], master[keep]
 
 
@@ -326,7 +354,8 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
                           x_master_b0[f], tangent0)
     if tangent0 is None:
         tangent0 = nts.tangent
-    e, fm = overlapping_pairs(x_slave[i1], x_slave[i2], x_master_a, x_master_b)
+    reach = np.maximum(np.abs(proj.distance[i1]), np.abs(proj.distance[i2]))
+    e, fm = overlapping_pairs(x_slave[i1], x_slave[i2], x_master_a, x_master_b, reach)
     # one contribution per (node, slave segment, master segment)
     e2 = np.concatenate([e, e])
     f2 = np.concatenate([fm, fm])

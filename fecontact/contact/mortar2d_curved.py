@@ -82,11 +82,10 @@ which they are exact).
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .jet import Jet, dot
 from .kinematics2d import node_to_segment
-from .mortar2d import MortarRows, dual_and_measure, revolved_dual, segment_lengths
+from .mortar2d import MortarRows, dual_and_measure, facing_candidates, revolved_dual, segment_lengths
 from .mortar_facets import slot_dofs
 from .search import closest_segments
 from .smoothing import end_tangents, master_chain, select_rows
@@ -375,23 +374,6 @@ def surface_coefficients(surface, coords: np.ndarray) -> np.ndarray:
     return frame_coefficients(X[a], X[b], p, q, smooth_a, smooth_b)
 
 
-def candidate_pairs(s1, s2, a, b) -> tuple:
-    """Facing (slave segment, master segment) pairs near each other (chord ends, shape (n, 2)).
-
-    Candidates are master segments whose midpoint lies within the sum of the
-    two segment lengths of the slave midpoint (KD-tree, ``O(n log n)``),
-    with opposite chord directions.
-    """
-    mid_s, mid_m = 0.5 * (s1 + s2), 0.5 * (a + b)
-    radius = np.linalg.norm(s2 - s1, axis=1) + np.linalg.norm(b - a, axis=1).max()
-    hits = cKDTree(mid_m).query_ball_point(mid_s, radius)
-    counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
-    slave = np.repeat(np.arange(len(hits)), counts)
-    master = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
-    facing = np.einsum("pi,pi->p", s2[slave] - s1[slave], b[master] - a[master]) < 0.0
-    return slave[facing], master[facing]
-
-
 def curved_mortar(pair, system, xs, xs0, x, x0, tangent0=None) -> tuple:
     """Mortar kinematics of the slave nodes of a 2D pair on the smoothed curves of both sides.
 
@@ -431,7 +413,8 @@ def curved_mortar(pair, system, xs, xs0, x, x0, tangent0=None) -> tuple:
         tangent0 = nts.tangent
     coef_s = surface_coefficients(slave, system.bodies[slave.body].node_coords)
     coef_m = surface_coefficients(master, system.bodies[master.body].node_coords)
-    e, fm = candidate_pairs(xs[i1], xs[i2], X[ia], X[ib])
+    reach = np.maximum(np.abs(proj.distance[i1]), np.abs(proj.distance[i2]))
+    e, fm = facing_candidates(xs[i1], xs[i2], X[ia], X[ib], reach)
     coords = np.hstack([xs[i1[e]], xs[i2[e]], X[ia[fm]], X[ib[fm]]])
     coef = np.hstack([coef_s[e], coef_m[fm]])
     lo, hi, _, _ = overlap_interval(*segment_curves([coords[:, i] for i in range(8)], coef))
