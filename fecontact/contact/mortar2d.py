@@ -74,11 +74,10 @@ with the size of the master surface.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .jet import Jet, dot
 from .kinematics2d import LocalKinematics, node_to_segment
-from .search import closest_segments
+from .search import closest_segments, facing_candidates
 
 GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))
 
@@ -97,46 +96,10 @@ def _where(cond: np.ndarray, a: Jet, b: Jet) -> Jet:
                np.where(cond[:, None, None], a.hess, b.hess))
 
 
-def facing_candidates(x_s1, x_s2, x_a, x_b, reach=None) -> tuple[np.ndarray, np.ndarray]:
-    """Facing (slave segment, master segment) pairs near enough to overlap (KD-tree, ``O(n log n)``).
-
-    A master segment is a candidate when its midpoint lies within the two
-    segments' lengths plus ``reach`` of the slave midpoint, and the chords
-    run in opposite directions.  ``reach`` is the slave segment's distance
-    from the master surface: without it, a segment farther from the master
-    than the segment lengths (a node still approaching) keeps only some of
-    the master segments it projects onto, and its nodes' weighted gaps are
-    integrals over part of their support, anything down to zero.
-
-    Parameters
-    ----------
-    x_s1, x_s2 : ndarray, shape (n_e, 2)
-        Slave segment ends (slave body on the left of ``s1 -> s2``).
-    x_a, x_b : ndarray, shape (n_f, 2)
-        Master segment ends.
-    reach : ndarray, shape (n_e,), optional
-        Distance of each slave segment from the master surface (0 if omitted).
-
-    Returns
-    -------
-    slave, master : ndarray of int, shape (p,)
-    """
-    mid_s, mid_m = 0.5 * (x_s1 + x_s2), 0.5 * (x_a + x_b)
-    radius = np.linalg.norm(x_s2 - x_s1, axis=1) + np.linalg.norm(x_b - x_a, axis=1).max()
-    if reach is not None:
-        radius = radius + reach
-    hits = cKDTree(mid_m).query_ball_point(mid_s, radius)
-    counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
-    slave = np.repeat(np.arange(len(hits)), counts)
-    master = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
-    facing = np.einsum("pi,pi->p", x_s2[slave] - x_s1[slave], x_b[master] - x_a[master]) < 0.0
-    return slave[facing], master[facing]
-
-
 def overlapping_pairs(x_s1, x_s2, x_a, x_b, reach=None) -> tuple[np.ndarray, np.ndarray]:
     """Facing (slave segment, master segment) pairs whose projections overlap.
 
-    The candidates of :func:`facing_candidates` of which some of the slave
+    The candidates of :func:`fecontact.contact.search.facing_candidates` of which some of the slave
     segment projects inside the master one.
 
     Parameters

@@ -85,9 +85,9 @@ import numpy as np
 
 from .jet import Jet, dot
 from .kinematics2d import node_to_segment
-from .mortar2d import MortarRows, dual_and_measure, facing_candidates, revolved_dual, segment_lengths
+from .mortar2d import MortarRows, dual_and_measure, revolved_dual, segment_lengths
 from .mortar_facets import slot_dofs
-from .search import closest_segments
+from .search import closest_segments, facing_candidates
 from .smoothing import end_tangents, master_chain, select_rows
 
 #: Gauss-Legendre points on each overlap

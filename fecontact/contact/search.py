@@ -7,7 +7,9 @@ candidates of a slave node the segment with the smallest distance to its
 node slides.  In 3D a node projects on a facet, or else on an edge or a
 vertex (:func:`closest_facets`).  Given the segments (facets) of the
 previous evaluation, a node keeps its own while it projects inside it
-enlarged by a small margin (hysteresis, 2D and 3D).
+enlarged by a small margin (hysteresis, 2D and 3D).  For 2D mortar
+integrals, :func:`facing_candidates` gives the master segments a slave
+segment may overlap.
 """
 
 from __future__ import annotations
@@ -121,6 +123,42 @@ class FacetProjection:
     local: np.ndarray
     side: np.ndarray
     distance: np.ndarray
+
+
+def facing_candidates(x_s1, x_s2, x_a, x_b, reach=None) -> tuple[np.ndarray, np.ndarray]:
+    """Facing (slave segment, master segment) pairs near enough to overlap (KD-tree, ``O(n log n)``).
+
+    A master segment is a candidate when its midpoint lies within the two
+    segments' lengths plus ``reach`` of the slave midpoint, and the chords
+    run in opposite directions.  ``reach`` is the slave segment's distance
+    from the master surface: without it, a segment farther from the master
+    than the segment lengths (a node still approaching) keeps only some of
+    the master segments it projects onto, and its nodes' weighted gaps are
+    integrals over part of their support, anything down to zero.
+
+    Parameters
+    ----------
+    x_s1, x_s2 : ndarray, shape (n_e, 2)
+        Slave segment ends (slave body on the left of ``s1 -> s2``).
+    x_a, x_b : ndarray, shape (n_f, 2)
+        Master segment ends.
+    reach : ndarray, shape (n_e,), optional
+        Distance of each slave segment from the master surface (0 if omitted).
+
+    Returns
+    -------
+    slave, master : ndarray of int, shape (p,)
+    """
+    mid_s, mid_m = 0.5 * (x_s1 + x_s2), 0.5 * (x_a + x_b)
+    radius = np.linalg.norm(x_s2 - x_s1, axis=1) + np.linalg.norm(x_b - x_a, axis=1).max()
+    if reach is not None:
+        radius = radius + reach
+    hits = cKDTree(mid_m).query_ball_point(mid_s, radius)
+    counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
+    slave = np.repeat(np.arange(len(hits)), counts)
+    master = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
+    facing = np.einsum("pi,pi->p", x_s2[slave] - x_s1[slave], x_b[master] - x_a[master]) < 0.0
+    return slave[facing], master[facing]
 
 
 def _segment_distance(p, a, b):
