@@ -149,3 +149,42 @@ def test_weighted_gaps_of_a_curved_slave_above_a_flat_master_are_its_heights():
         local, _, _ = mortar.weighted_kinematics(x_slave, x_slave, segments, a, b, a, b, area, length)
         np.testing.assert_allclose(local.gap, x_slave[:, 1], rtol=1e-12, atol=1e-14,
                                    err_msg=f"height {height}")
+
+
+def _grid_triangles(n, lo, hi):
+    """A square grid of ``n`` x ``n`` points in the plane, split into triangles counter-clockwise from +z."""
+    s = np.linspace(lo, hi, n)
+    X, Y = np.meshgrid(s, s, indexing="ij")
+    idx = np.arange(n * n).reshape(n, n)
+    quads = np.stack([idx[:-1, :-1], idx[1:, :-1], idx[1:, 1:], idx[:-1, 1:]], -1).reshape(-1, 4)
+    return np.column_stack([X.ravel(), Y.ravel()]), np.vstack([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])
+
+
+def _tangents(normal):
+    a = np.where(np.abs(normal[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+    t1 = np.cross(normal, a)
+    t1 /= np.linalg.norm(t1, axis=1)[:, None]
+    return np.stack([t1, np.cross(normal, t1)], 1)
+
+
+def test_weighted_gaps_of_a_curved_slave_above_a_flat_master_are_its_heights_3d():
+    """The 3D counterpart: a paraboloid cap of small triangles above a plane of large ones, at
+    heights up to three master facet sizes; every node's dual weighted gap is its height (a
+    search within the facet sizes alone lost master facets from about 0.35 up)."""
+    xy, slave_tri = _grid_triangles(13, -0.2, 0.2)
+    slave_tri = slave_tri[:, ::-1]                                     # normals towards -z
+    pm, master_tri = _grid_triangles(9, -1.0, 1.0)
+    master = np.column_stack([pm, np.zeros(len(pm))])[master_tri]
+    for height in np.linspace(0.0, 0.6, 31):
+        points = np.column_stack([xy + 0.013, height + (xy ** 2).sum(axis=1)])
+        slave = points[slave_tri]
+        ref_area = 0.5 * np.linalg.norm(np.cross(slave[:, 1] - slave[:, 0], slave[:, 2] - slave[:, 0]),
+                                        axis=1)
+        area = np.zeros(len(points))
+        np.add.at(area, slave_tri.ravel(), np.repeat(ref_area / 3.0, 3))
+        normal = np.tile([0.0, 0.0, 1.0], (len(points), 1))
+        local, _ = mortar3d.weighted_kinematics(slave, slave, slave_tri, master, master, master_tri,
+                                                ref_area, _tangents(normal), area, points[:, 2],
+                                                normal, _tangents(normal), _tangents)
+        np.testing.assert_allclose(local.gap, points[:, 2], rtol=1e-12, atol=1e-14,
+                                   err_msg=f"height {height}")

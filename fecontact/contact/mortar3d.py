@@ -160,22 +160,25 @@ def _size_classes(r):
     return [np.flatnonzero(c == k) for k in np.unique(c)]
 
 
-def _near_pairs(cs, rs, cm, rm):
-    """Pairs of facets whose centroids lie within ``2 (r_e + r_f)`` of each other, sorted.
+def _near_pairs(cs, rs, cm, rm, reach):
+    """Pairs of facets whose centroids lie within ``2 (r_e + r_f) + reach_e`` of each other, sorted.
 
     The facets of each surface are grouped by circumradius (:func:`_size_classes`) and
     each pair of groups is searched with its own radius, so that a few large facets
     (the far part of a graded surface) do not widen the search of the small ones.
+    ``reach`` (n_e,) is each slave facet's distance from the master surface: a facet
+    farther from it than the facet sizes would otherwise keep only some of the master
+    facets it projects onto.
     """
     parts_e, parts_f = [], []
     slave_classes = [(i, cKDTree(cs[i])) for i in _size_classes(rs)]
     for jf in _size_classes(rm):
         tree_f = cKDTree(cm[jf])
         for ie, tree_e in slave_classes:
-            reach = 2.0 * (rs[ie].max() + rm[jf].max())
-            found = tree_e.sparse_distance_matrix(tree_f, float(reach), output_type="ndarray")
+            radius = 2.0 * (rs[ie].max() + rm[jf].max()) + reach[ie].max()
+            found = tree_e.sparse_distance_matrix(tree_f, float(radius), output_type="ndarray")
             e, f = ie[found["i"]], jf[found["j"]]
-            near = found["v"] <= 2.0 * (rs[e] + rm[f])
+            near = found["v"] <= 2.0 * (rs[e] + rm[f]) + reach[e]
             parts_e.append(e[near])
             parts_f.append(f[near])
     e = np.concatenate(parts_e + [np.zeros(0, int)]).astype(int)
@@ -184,13 +187,15 @@ def _near_pairs(cs, rs, cm, rm):
     return e[order], f[order]
 
 
-def facing_pairs(slave, master, tol=1e-10):
+def facing_pairs(slave, master, tol=1e-10, reach=None):
     """Facing (slave triangle, master triangle) pairs with overlapping projections.
 
     Parameters
     ----------
     slave : ndarray, shape (n_e, 3, 3)
     master : ndarray, shape (n_f, 3, 3)
+    reach : ndarray, shape (n_e,), optional
+        Distance of each slave triangle from the master surface (0 if omitted).
 
     Returns
     -------
@@ -202,7 +207,7 @@ def facing_pairs(slave, master, tol=1e-10):
     cs, cm = slave.mean(axis=1), master.mean(axis=1)
     rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
     rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
-    e, f = _near_pairs(cs, rs, cm, rm_f)
+    e, f = _near_pairs(cs, rs, cm, rm_f, np.zeros(len(cs)) if reach is None else reach)
     # facet normals once, gathered for the candidates
     ns = np.cross(slave[:, 1] - slave[:, 0], slave[:, 2] - slave[:, 0])
     nm = np.cross(master[:, 1] - master[:, 0], master[:, 2] - master[:, 0])
@@ -327,7 +332,7 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
         each group of three local variables; ``-1`` where unused.
     """
     m = area.shape[0]
-    e, f, lines, count = facing_pairs(slave, master)
+    e, f, lines, count = facing_pairs(slave, master, reach=np.abs(distance)[slave_rows].max(axis=1))
     p = e.size
     # contribution j p + i: slave vertex j of pair i
     row = slave_rows[e].T.ravel()

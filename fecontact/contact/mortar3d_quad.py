@@ -179,13 +179,17 @@ def clip_polygons(slave, master, tol=1e-10):
     return lines, count, np.where(count >= 3, area, 0.0)
 
 
-def facing_pairs(slave, master, tol=1e-10):
+def facing_pairs(slave, master, tol=1e-10, reach=None):
     """Facing (slave facet, master facet) pairs with overlapping projections.
 
     Parameters
     ----------
     slave : ndarray, shape (n_e, ns, 3)
     master : ndarray, shape (n_f, nm, 3)
+    reach : ndarray, shape (n_e,), optional
+        Distance of each slave facet from the master surface (0 if omitted): a
+        facet farther from it than the facet sizes keeps every master facet it
+        projects onto.
 
     Returns
     -------
@@ -196,7 +200,8 @@ def facing_pairs(slave, master, tol=1e-10):
     cs, cm = slave.mean(axis=1), master.mean(axis=1)
     rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
     rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
-    hits = cKDTree(cm).query_ball_point(cs, 2.0 * (rs + rm_f.max(initial=0.0)))
+    radius = 2.0 * (rs + rm_f.max(initial=0.0)) + (0.0 if reach is None else reach)
+    hits = cKDTree(cm).query_ball_point(cs, radius)
     counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
     e = np.repeat(np.arange(len(hits)), counts)
     f = np.fromiter((j for h in hits for j in h), int, count=counts.sum())
@@ -407,7 +412,7 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
     """
     m = area.shape[0]
     ns = slave.shape[1]
-    e, f, lines, count = facing_pairs(slave, master)
+    e, f, lines, count = facing_pairs(slave, master, reach=np.abs(distance)[slave_rows].max(axis=1))
     p = e.size
     row = slave_rows[e].T.ravel()
     points = np.tile(np.hstack([slave_rows[e], m + master_nodes[f]]), (ns, 1))
