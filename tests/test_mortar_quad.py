@@ -174,7 +174,7 @@ def test_row_storage_does_not_grow_with_the_master_surface():
         F = xm[master]
         local, slots = mq.weighted_kinematics(
             xs[slave], xs[slave], slave, F, F, master, xs[slave], np.zeros((m, 2, 3)), area,
-            np.ones(m), np.tile([0.0, 0.0, 1.0], (m, 1)), np.zeros((m, 2, 3)),
+            np.zeros(m), np.tile([0.0, 0.0, 1.0], (m, 1)), np.zeros((m, 2, 3)),
             lambda n: np.stack([np.cross(n, [0.0, 1.0, 0.0]), np.tile([0.0, 1.0, 0.0], (m, 1))], axis=1))
         out.append((local, slots))
     (a, sa), (b, sb) = out

@@ -77,7 +77,7 @@ import numpy as np
 
 from .jet import Jet, dot
 from .kinematics2d import LocalKinematics, node_to_segment
-from .search import closest_segments, facing_candidates
+from .search import closest_segments, facing_candidates, searched_facets
 
 GAUSS = (0.5 - 0.5 / np.sqrt(3.0), 0.5 + 0.5 / np.sqrt(3.0))
 
@@ -317,8 +317,11 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
                           x_master_b0[f], tangent0)
     if tangent0 is None:
         tangent0 = nts.tangent
-    reach = np.maximum(np.abs(proj.distance[i1]), np.abs(proj.distance[i2]))
-    e, fm = overlapping_pairs(x_slave[i1], x_slave[i2], x_master_a, x_master_b, reach)
+    size = (np.linalg.norm(x_slave[i2] - x_slave[i1], axis=1).max(initial=0.0)
+            + np.linalg.norm(x_master_b - x_master_a, axis=1).max(initial=0.0))
+    far, seg, reach = searched_facets(proj.distance, np.column_stack([i1, i2]), size)
+    e, fm = overlapping_pairs(x_slave[i1[seg]], x_slave[i2[seg]], x_master_a, x_master_b, reach)
+    e = seg[e]
     # one contribution per (node, slave segment, master segment)
     e2 = np.concatenate([e, e])
     f2 = np.concatenate([fm, fm])
@@ -335,6 +338,7 @@ def weighted_kinematics(x_slave, x_slave0, slave_segments, x_master_a, x_master_
             x_master_a0[fc], x_master_b0[fc], tangent0[row[c], 0, :], first[c], length[e2[c]],
             None if radius is None else np.column_stack([radius[s1], radius[s2]]))
         rows.add(c, gap, [slip], weight, normal)
+    rows.weight[far] = 0.0                          # open: the node-to-segment distance
     size = None if radius is None else segment_lengths(slave_segments, length, m)
     local, slots = rows.finish(area, proj.distance, nts.normal, nts.tangent,
                                lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :], size)

@@ -87,7 +87,7 @@ from .jet import Jet, dot
 from .kinematics2d import node_to_segment
 from .mortar2d import MortarRows, dual_and_measure, revolved_dual, segment_lengths
 from .mortar_facets import slot_dofs
-from .search import closest_segments, facing_candidates
+from .search import closest_segments, facing_candidates, searched_facets
 from .smoothing import end_tangents, master_chain, select_rows
 
 #: Gauss-Legendre points on each overlap
@@ -413,8 +413,11 @@ def curved_mortar(pair, system, xs, xs0, x, x0, tangent0=None) -> tuple:
         tangent0 = nts.tangent
     coef_s = surface_coefficients(slave, system.bodies[slave.body].node_coords)
     coef_m = surface_coefficients(master, system.bodies[master.body].node_coords)
-    reach = np.maximum(np.abs(proj.distance[i1]), np.abs(proj.distance[i2]))
-    e, fm = facing_candidates(xs[i1], xs[i2], X[ia], X[ib], reach)
+    size = (np.linalg.norm(xs[i2] - xs[i1], axis=1).max(initial=0.0)
+            + np.linalg.norm(X[ib] - X[ia], axis=1).max(initial=0.0))
+    far, seg, reach = searched_facets(proj.distance, np.column_stack([i1, i2]), size)
+    e, fm = facing_candidates(xs[i1[seg]], xs[i2[seg]], X[ia], X[ib], reach)
+    e = seg[e]
     coords = np.hstack([xs[i1[e]], xs[i2[e]], X[ia[fm]], X[ib[fm]]])
     coef = np.hstack([coef_s[e], coef_m[fm]])
     lo, hi, _, _ = overlap_interval(*segment_curves([coords[:, i] for i in range(8)], coef))
@@ -437,6 +440,7 @@ def curved_mortar(pair, system, xs, xs0, x, x0, tangent0=None) -> tuple:
             coords[c], coords0[c], coef[c], tangent0[row[c], 0, :], first[c], length[e2[c]],
             None if radius is None else radius[c])
         rows.add(c, gap, [slip], weight, normal)
+    rows.weight[far] = 0.0                          # open: the node-to-segment distance
     size = segment_lengths(np.array([i1, i2]), length, m) if slave.axisymmetric else None
     local, slots = rows.finish(slave.area, proj.distance, nts.normal, nts.tangent,
                                lambda nrm: np.column_stack([-nrm[:, 1], nrm[:, 0]])[:, None, :], size)

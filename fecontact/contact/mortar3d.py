@@ -41,6 +41,7 @@ from scipy.spatial import cKDTree
 
 from .jet import Jet
 from .mortar2d import MortarRows
+from .search import searched_facets
 
 #: Candidate pairs clipped at once (:func:`facing_pairs`)
 CHUNK_CLIP = 8192
@@ -160,6 +161,16 @@ def _size_classes(r):
     return [np.flatnonzero(c == k) for k in np.unique(c)]
 
 
+def circumradius(facets: np.ndarray) -> np.ndarray:
+    """Largest distance of each facet's vertices from its centroid, shape (n,), of facets (n, k, 3)."""
+    return np.linalg.norm(facets - facets.mean(axis=1)[:, None], axis=2).max(axis=1)
+
+
+def facet_size(slave: np.ndarray, master: np.ndarray) -> float:
+    """The distance within which the facet search finds every overlap: ``2 (max r_e + max r_f)``."""
+    return 2.0 * (circumradius(slave).max(initial=0.0) + circumradius(master).max(initial=0.0))
+
+
 def _near_pairs(cs, rs, cm, rm, reach):
     """Pairs of facets whose centroids lie within ``2 (r_e + r_f) + reach_e`` of each other, sorted.
 
@@ -205,8 +216,7 @@ def facing_pairs(slave, master, tol=1e-10, reach=None):
         Number of polygon vertices.
     """
     cs, cm = slave.mean(axis=1), master.mean(axis=1)
-    rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
-    rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
+    rs, rm_f = circumradius(slave), circumradius(master)
     e, f = _near_pairs(cs, rs, cm, rm_f, np.zeros(len(cs)) if reach is None else reach)
     # facet normals once, gathered for the candidates
     ns = np.cross(slave[:, 1] - slave[:, 0], slave[:, 2] - slave[:, 0])
@@ -321,8 +331,11 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
     area : ndarray, shape (m,)
         Lumped nodal areas.
     distance, fallback_normal, fallback_tangent, tangent_of
-        Gap, normal and tangents of the nodes no master facet covers, and
-        the tangent basis of the averaged normals (:meth:`MortarRows.finish`).
+        Distance of each slave node from the master surface (closest point),
+        normal and tangents: the gap and frame of the nodes no master facet
+        covers, and of nodes too far to search
+        (:func:`fecontact.contact.search.searched_facets`); and the tangent
+        basis of the averaged normals (:meth:`MortarRows.finish`).
 
     Returns
     -------
@@ -332,7 +345,9 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
         each group of three local variables; ``-1`` where unused.
     """
     m = area.shape[0]
-    e, f, lines, count = facing_pairs(slave, master, reach=np.abs(distance)[slave_rows].max(axis=1))
+    far, searched, reach = searched_facets(distance, slave_rows, facet_size(slave, master))
+    e, f, lines, count = facing_pairs(slave[searched], master, reach=reach)
+    e = searched[e]
     p = e.size
     # contribution j p + i: slave vertex j of pair i
     row = slave_rows[e].T.ravel()
@@ -344,4 +359,5 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
                    rows.index.reshape(3, p, 18).astype(np.int64), rows.gap.reshape(m, 1),
                    rows.d_gap.reshape(m, 1, k), rows.h_gap.reshape(m, 1, k, k),
                    rows.slip, rows.d_slip, rows.h_slip, rows.weight, rows.normal)
+    rows.weight[far] = 0.0                          # open: the distance to the master
     return rows.finish(area, distance, fallback_normal, fallback_tangent, tangent_of)

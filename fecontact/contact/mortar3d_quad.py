@@ -58,6 +58,8 @@ from .facet_maps import (TRIANGLE_POINTS, TRIANGLE_WEIGHTS, coefficients, dual_c
                          jacobian, reference_normal, shape)
 from .jet import Jet, cross3, difference3, dot
 from .mortar2d import MortarRows
+from .mortar3d import circumradius, facet_size
+from .search import searched_facets
 
 #: Candidate pairs clipped at once (:func:`facing_pairs`)
 CHUNK_CLIP = 4096
@@ -198,8 +200,7 @@ def facing_pairs(slave, master, tol=1e-10, reach=None):
     count : ndarray of int, shape (p,)
     """
     cs, cm = slave.mean(axis=1), master.mean(axis=1)
-    rs = np.linalg.norm(slave - cs[:, None], axis=2).max(axis=1)
-    rm_f = np.linalg.norm(master - cm[:, None], axis=2).max(axis=1)
+    rs, rm_f = circumradius(slave), circumradius(master)
     radius = 2.0 * (rs + rm_f.max(initial=0.0)) + (0.0 if reach is None else reach)
     hits = cKDTree(cm).query_ball_point(cs, radius)
     counts = np.fromiter((len(h) for h in hits), int, count=len(hits))
@@ -412,7 +413,9 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
     """
     m = area.shape[0]
     ns = slave.shape[1]
-    e, f, lines, count = facing_pairs(slave, master, reach=np.abs(distance)[slave_rows].max(axis=1))
+    far, searched, reach = searched_facets(distance, slave_rows, facet_size(slave, master))
+    e, f, lines, count = facing_pairs(slave[searched], master, reach=reach)
+    e = searched[e]
     p = e.size
     row = slave_rows[e].T.ravel()
     points = np.tile(np.hstack([slave_rows[e], m + master_nodes[f]]), (ns, 1))
@@ -427,4 +430,5 @@ def weighted_kinematics(slave, slave0, slave_rows, master, master0, master_nodes
             tangent0[slave_rows[ec]], slave_ref[ec])
         for j in range(ns):
             rows.add(j * p + c, gap[j], slip[j], weight[:, j], normal)
+    rows.weight[far] = 0.0                          # open: the distance to the master
     return rows.finish(area, distance, fallback_normal, fallback_tangent, tangent_of)

@@ -161,6 +161,45 @@ def facing_candidates(x_s1, x_s2, x_a, x_b, reach=None) -> tuple[np.ndarray, np.
     return slave[facing], master[facing]
 
 
+def searched_facets(distance: np.ndarray, facet_rows: np.ndarray, size: float) -> tuple:
+    """Which slave facets a mortar search covers, how far it reaches, and the nodes it leaves open.
+
+    A node farther from the master than ``size`` (the largest facet sizes of
+    both surfaces) is open: its row takes the node-to-segment distance
+    instead of a weighted gap.  Every other node needs every master facet
+    under its support, so each slave facet with such a node is searched
+    within its own distance from the master as well as the facet sizes
+    (``reach``, at most ``size`` plus the facet's own size); facets of open
+    nodes only are not searched.  Without the reach a facet farther from the
+    master than the facets are large keeps only some of the master facets it
+    projects onto, and its nodes' weighted gaps are integrals over part of
+    their support, anything down to zero; without the open nodes the reach of
+    a surface far from the master would make the search all pairs.
+
+    Parameters
+    ----------
+    distance : ndarray, shape (m,)
+        Distance of each slave node from the master surface (signed or not).
+    facet_rows : ndarray of int, shape (n_e, k)
+        Slave node (row) of each facet vertex.
+    size : float
+        The largest slave facet size plus the largest master facet size.
+
+    Returns
+    -------
+    far : ndarray of bool, shape (m,)
+        Nodes left open.
+    searched : ndarray of int, shape (s,)
+        The slave facets to search.
+    reach : ndarray, shape (s,)
+        Their distance from the master.
+    """
+    d = np.abs(distance)
+    far = d > size
+    searched = np.flatnonzero(~far[facet_rows].all(axis=1))
+    return far, searched, d[facet_rows[searched]].max(axis=1)
+
+
 def _segment_distance(p, a, b):
     """Distance of points to segments and the clamped parameter; shapes (..., 3) -> (...)."""
     t = b - a
